@@ -1,0 +1,39 @@
+# The two commands a new user runs: `make demo` and `make test`. Both install the
+# Debian packages vitals needs (when root; otherwise they print the apt-get line),
+# configure, and build with all cores.
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-dev libgmock-dev \
+                libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+
+.PHONY: all deps configure build test demo bench install clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh $(DEB_PACKAGES)
+
+configure: deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+demo: build
+	$(BUILD_DIR)/bin/vitals_tour
+
+bench: build
+	$(BUILD_DIR)/bin/vitals_bench_timer
+
+install: build
+	cmake --install $(BUILD_DIR) $(if $(PREFIX),--prefix $(PREFIX))
+
+clean:
+	rm -rf $(BUILD_DIR)

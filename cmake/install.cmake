@@ -1,0 +1,24 @@
+# Installs headers, libraries, the `vitals` executable and a package config, so that an
+# outside project does find_package(vitals) and links vitals::vitals.
+include(CMakePackageConfigHelpers)
+
+set(VITALS_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vitals)
+install(TARGETS vitals vitals_stats vitals_timer vitals_kernels vitals_runner
+    EXPORT vitals-targets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS vitals_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+foreach(part IN ITEMS stats timer kernels runner)
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${part}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endforeach()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT vitals-targets NAMESPACE vitals:: DESTINATION ${VITALS_CONFIG_DIR})
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vitalsConfig.cmake.in
+    ${PROJECT_BINARY_DIR}/vitalsConfig.cmake
+    INSTALL_DESTINATION ${VITALS_CONFIG_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/vitalsConfigVersion.cmake
+    COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/vitalsConfig.cmake ${PROJECT_BINARY_DIR}/vitalsConfigVersion.cmake
+    DESTINATION ${VITALS_CONFIG_DIR})

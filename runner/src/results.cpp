@@ -1,0 +1,197 @@
+#include "vitals/results.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "vitals/stats.hpp"
+
+namespace vitals {
+namespace {
+
+using nlohmann::json;
+
+std::string read_first_line(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+// ISO 8601 local time with offset, as Google Benchmark writes `date`.
+std::string now_iso8601() {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char buffer[64];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S%z", &local);
+    std::string s = buffer;
+    if (s.size() > 5) s.insert(s.size() - 2, ":");  // +0000 -> +00:00
+    return s;
+}
+
+double cpu_mhz() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("cpu MHz", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos) return std::atof(line.c_str() + colon + 1);
+        }
+    }
+    return 0.0;
+}
+
+json caches() {
+    json out = json::array();
+    for (int index = 0;; ++index) {
+        const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+        const std::string type = read_first_line(dir + "type");
+        if (type.empty()) break;
+        std::string size = read_first_line(dir + "size");  // "32K"
+        long bytes = std::atol(size.c_str());
+        if (!size.empty() && size.back() == 'K') bytes *= 1024;
+        if (!size.empty() && size.back() == 'M') bytes *= 1024 * 1024;
+        const std::string shared = read_first_line(dir + "shared_cpu_list");
+        int sharing = 1;
+        if (const auto dash = shared.find('-'); dash != std::string::npos) {
+            sharing = std::atoi(shared.c_str() + dash + 1) - std::atoi(shared.c_str()) + 1;
+        }
+        out.push_back({{"type", type == "Unified" ? "Unified" : type},
+                       {"level", std::atoi(read_first_line(dir + "level").c_str())},
+                       {"size", bytes},
+                       {"num_sharing", sharing}});
+    }
+    return out;
+}
+
+json context(const std::string& executable) {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    double load[3] = {0, 0, 0};
+    const int loads = ::getloadavg(load, 3);
+    const std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    return {
+        {"date", now_iso8601()},
+        {"host_name", host},
+        {"executable", executable},
+        {"num_cpus", std::thread::hardware_concurrency()},
+        {"mhz_per_cpu", static_cast<long>(cpu_mhz())},
+        {"cpu_scaling_enabled", !governor.empty() && governor != "performance"},
+        {"caches", caches()},
+        {"load_avg", loads > 0 ? json(std::vector<double>(load, load + loads)) : json::array()},
+#ifdef NDEBUG
+        {"library_build_type", "release"},
+#else
+        {"library_build_type", "debug"},
+#endif
+        {"vitals_schema_version", kResultsSchemaVersion},
+    };
+}
+
+constexpr double kNsPerSecond = 1e9;
+
+}  // namespace
+
+std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable) {
+    json benchmarks = json::array();
+    int family_index = 0;
+    for (const CaseResult& result : results) {
+        const auto base = [&](const std::string& name) {
+            json entry = {{"name", name},
+                          {"family_index", family_index},
+                          {"per_family_instance_index", 0},
+                          {"run_name", result.name}};
+            return entry;
+        };
+        if (!result.measurement) {
+            // Google Benchmark's shape for a run that did not happen (SkipWithError).
+            json entry = base(result.name);
+            entry["run_type"] = "iteration";
+            entry["repetitions"] = 0;
+            entry["repetition_index"] = 0;
+            entry["threads"] = 1;
+            entry["iterations"] = 0;
+            entry["real_time"] = 0.0;
+            entry["cpu_time"] = 0.0;
+            entry["time_unit"] = "ns";
+            entry["error_occurred"] = true;
+            entry["error_message"] = result.skipped.empty() ? result.error : "skipped: " + result.skipped;
+            entry["vitals_status"] = result.skipped.empty() ? "failed" : "skipped";
+            benchmarks.push_back(std::move(entry));
+            ++family_index;
+            continue;
+        }
+        const Measurement& m = *result.measurement;
+        const TaskSpec& task = m.task_spec();
+        const auto describe = [&](json& entry) {
+            entry["label"] = task.label;
+            entry["sub_label"] = task.sub_label;
+            entry["description"] = task.description;
+            entry["env"] = task.env;
+            entry["num_threads"] = task.num_threads;
+        };
+        const std::vector<double> times = m.times();
+        const std::vector<double> cpu = m.cpu_times();
+        const auto repetitions = static_cast<long>(times.size());
+        for (std::size_t k = 0; k < times.size(); ++k) {
+            json entry = base(result.name);
+            entry["run_type"] = "iteration";
+            entry["repetitions"] = repetitions;
+            entry["repetition_index"] = k;
+            entry["threads"] = 1;
+            entry["iterations"] = m.number_per_run();
+            entry["real_time"] = times[k] * kNsPerSecond;
+            entry["cpu_time"] = (cpu.empty() ? times[k] : cpu[k]) * kNsPerSecond;
+            entry["time_unit"] = "ns";
+            describe(entry);
+            benchmarks.push_back(std::move(entry));
+        }
+        const std::vector<double>& cpu_or_wall = cpu.empty() ? times : cpu;
+        const auto sample_stddev = [](const std::vector<double>& v) {
+            return v.size() < 2 ? 0.0 : stats::stddev_sample(v);  // Google Benchmark reports 0 for one repetition
+        };
+        struct Aggregate {
+            const char* name;
+            const char* unit;
+            double real, cpu;
+        };
+        const double real_mean = stats::mean(times), cpu_mean = stats::mean(cpu_or_wall);
+        const double real_std = sample_stddev(times), cpu_std = sample_stddev(cpu_or_wall);
+        const Aggregate aggregates[] = {
+            {"mean", "time", real_mean, cpu_mean},
+            {"median", "time", m.median(), stats::median(cpu_or_wall)},
+            {"stddev", "time", real_std, cpu_std},
+            {"cv", "percentage", real_mean > 0 ? real_std / real_mean : 0.0, cpu_mean > 0 ? cpu_std / cpu_mean : 0.0},
+            {"p25", "time", m.p25(), stats::quantile(cpu_or_wall, 0.25)},
+            {"p75", "time", m.p75(), stats::quantile(cpu_or_wall, 0.75)},
+            {"iqr", "time", m.iqr(), stats::iqr(cpu_or_wall)},
+        };
+        for (const Aggregate& a : aggregates) {
+            const bool is_time = std::string_view(a.unit) == "time";
+            json entry = base(result.name + "_" + a.name);
+            entry["run_type"] = "aggregate";
+            entry["repetitions"] = repetitions;
+            entry["threads"] = 1;
+            entry["aggregate_name"] = a.name;
+            entry["aggregate_unit"] = a.unit;
+            entry["iterations"] = repetitions;
+            entry["real_time"] = is_time ? a.real * kNsPerSecond : a.real;
+            entry["cpu_time"] = is_time ? a.cpu * kNsPerSecond : a.cpu;
+            entry["time_unit"] = "ns";
+            describe(entry);
+            benchmarks.push_back(std::move(entry));
+        }
+        ++family_index;
+    }
+    const json document = {{"context", context(executable)}, {"benchmarks", std::move(benchmarks)}};
+    return document.dump(2) + "\n";
+}
+
+}  // namespace vitals

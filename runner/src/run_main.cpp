@@ -1,0 +1,289 @@
+// The `vitals` commands. Usage errors exit 2, runtime failures exit 1, each with one
+// "vitals: error: ..." line on stderr that says what is wrong and how to fix it.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <regex>
+
+#include "vitals/atomic_file.hpp"
+#include "vitals/compare.hpp"
+#include "vitals/results.hpp"
+#include "vitals/runner.hpp"
+
+namespace vitals {
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 1;
+
+// A usage error: bad flags or values, unknown names. Exit 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+void print_error(const std::string& message) { fmt::print(stderr, "vitals: error: {}\n", message); }
+
+// CLI11 validator: a finite number of seconds > 0 (rejects nan, inf, 0 and negatives).
+CLI::Validator positive_seconds() {
+    return CLI::Validator(
+        [](std::string& input) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(input.c_str(), &end);
+            if (end == input.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0.0) {
+                return fmt::format("must be a finite number of seconds > 0, got '{}'", input);
+            }
+            return "";
+        },
+        "SECONDS>0");
+}
+
+CLI::Validator open_unit_interval() {
+    return CLI::Validator(
+        [](std::string& input) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(input.c_str(), &end);
+            if (end == input.c_str() || *end != '\0' || !(v > 0.0 && v < 1.0)) {
+                return fmt::format("must be a number between 0 and 1 (exclusive), got '{}'", input);
+            }
+            return "";
+        },
+        "(0,1)");
+}
+
+std::regex compile_filter(const std::string& pattern) {
+    try {
+        return std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+        throw UsageError(fmt::format("invalid --filter regex '{}': {}; use an ECMAScript regular expression", pattern,
+                                     e.what()));
+    }
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+const Case& find_case(const Registry& registry, const std::string& name) {
+    if (const Case* c = registry.find(name)) return *c;
+    std::string hint;
+    std::size_t best = std::string::npos;
+    for (const Case& c : registry.cases()) {
+        const std::size_t d = edit_distance(name, c.name);
+        if (d < best && d <= std::max<std::size_t>(3, name.size() / 3)) {
+            best = d;
+            hint = fmt::format(" (did you mean '{}'?)", c.name);
+        }
+    }
+    throw UsageError(fmt::format("no case named '{}'{}; 'vitals list' shows the cases", name, hint));
+}
+
+struct MeasureOptions {
+    double min_run_time = 0.0;  // 0: the mode's default
+    bool adaptive = false;
+    double threshold = 0.1;
+    double max_run_time = 10.0;
+    std::int64_t number = 0;  // > 0: a single timeit(number) block
+};
+
+Measurement measure(Timer& timer, const MeasureOptions& o) {
+    if (o.number > 0) return timer.timeit(o.number);
+    if (o.adaptive) {
+        AdaptiveAutorangeOptions a{.threshold = o.threshold, .max_run_time = o.max_run_time};
+        if (o.min_run_time > 0) a.min_run_time = o.min_run_time;
+        return timer.adaptive_autorange(a);
+    }
+    BlockedAutorangeOptions b;
+    if (o.min_run_time > 0) b.min_run_time = o.min_run_time;
+    return timer.blocked_autorange(b);
+}
+
+CaseResult run_case(const Case& c, const MeasureOptions& o) {
+    CaseResult result{c.name, std::nullopt, "", ""};
+    try {
+        Timer timer = c.make_timer();
+        result.measurement = measure(timer, o);
+    } catch (const SkipCase& skip) {
+        result.skipped = skip.what();
+    } catch (const std::exception& e) {
+        result.error = fmt::format("case '{}' failed: {}", c.name, e.what());
+    } catch (...) {
+        result.error = fmt::format("case '{}' failed: it threw a non-standard exception", c.name);
+    }
+    return result;
+}
+
+void add_measure_flags(CLI::App& cmd, MeasureOptions& o) {
+    cmd.add_option("--min-run-time", o.min_run_time, "Seconds of measured blocks to gather (default 0.2; adaptive 0.01)")
+        ->check(positive_seconds());
+    auto* adaptive = cmd.add_flag("--adaptive", o.adaptive, "Time blocks until IQR/median < threshold");
+    cmd.add_option("--threshold", o.threshold, "Adaptive: the IQR/median to reach (default 0.1)")
+        ->check(open_unit_interval())
+        ->needs(adaptive);
+    cmd.add_option("--max-run-time", o.max_run_time, "Adaptive: stop after this many seconds (default 10)")
+        ->check(positive_seconds())
+        ->needs(adaptive);
+}
+
+void validate(const MeasureOptions& o) {
+    if (o.adaptive && o.min_run_time > 0 && o.max_run_time < o.min_run_time) {
+        throw UsageError(fmt::format("--max-run-time ({}) is below --min-run-time ({}); raise --max-run-time",
+                                     o.max_run_time, o.min_run_time));
+    }
+}
+
+void write_json(const std::string& path, const std::vector<CaseResult>& results, const std::string& executable) {
+    write_file_atomically(path, results_to_json(results, executable));
+}
+
+int cmd_list(const Registry& registry, const std::optional<std::string>& filter) {
+    const std::optional<std::regex> re = filter ? std::optional(compile_filter(*filter)) : std::nullopt;
+    for (const Case& c : registry.cases()) {
+        if (!re || std::regex_search(c.name, *re)) fmt::print("{}\n", c.name);
+    }
+    return 0;
+}
+
+int cmd_timeit(const Registry& registry, const std::string& name, const MeasureOptions& o,
+               const std::optional<std::string>& json_path, const std::string& executable) {
+    const Case& c = find_case(registry, name);
+    if (json_path) check_output_path(*json_path);
+    CaseResult result = run_case(c, o);
+    if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
+    if (result.measurement) fmt::print("{}\n", result.measurement->to_string());
+    if (json_path) write_json(*json_path, {result}, executable);
+    if (!result.error.empty()) {
+        print_error(result.error);
+        return kExitFailure;
+    }
+    return 0;
+}
+
+int cmd_run(const Registry& registry, const std::optional<std::string>& filter, const MeasureOptions& o,
+            const std::optional<std::string>& json_path, const std::string& executable) {
+    const std::optional<std::regex> re = filter ? std::optional(compile_filter(*filter)) : std::nullopt;
+    std::vector<const Case*> selected;
+    for (const Case& c : registry.cases()) {
+        if (!re || std::regex_search(c.name, *re)) selected.push_back(&c);
+    }
+    if (selected.empty()) {
+        throw UsageError(filter ? fmt::format("no case matches --filter '{}'; 'vitals list' shows the cases", *filter)
+                                : "there are no cases to run");
+    }
+    if (json_path) check_output_path(*json_path);
+
+    std::vector<CaseResult> results;
+    std::vector<Measurement> measured;
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+        fmt::print(stderr, "[{}/{}] {}\n", i + 1, selected.size(), selected[i]->name);
+        std::fflush(stderr);
+        CaseResult result = run_case(*selected[i], o);
+        if (!result.skipped.empty()) fmt::print(stderr, "      skipped: {}\n", result.skipped);
+        if (!result.error.empty()) print_error(result.error);
+        if (result.measurement) measured.push_back(*result.measurement);
+        results.push_back(std::move(result));
+    }
+    if (!measured.empty()) fmt::print("{}", Compare(measured).to_string());
+
+    std::size_t skipped = 0, failed = 0;
+    for (const CaseResult& r : results) {
+        skipped += r.skipped.empty() ? 0 : 1;
+        failed += r.error.empty() ? 0 : 1;
+    }
+    if (skipped > 0) {
+        fmt::print("\n{} case{} skipped:\n", skipped, skipped > 1 ? "s" : "");
+        for (const CaseResult& r : results) {
+            if (!r.skipped.empty()) fmt::print("  {}: {}\n", r.name, r.skipped);
+        }
+    }
+    if (json_path) write_json(*json_path, results, executable);
+    if (failed > 0) {
+        print_error(fmt::format("{} of {} cases failed (see above)", failed, results.size()));
+        return kExitFailure;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv, const Registry& registry) {
+    const std::string executable = argc > 0 ? argv[0] : "vitals";
+    CLI::App app{"vitals: time C++ statements the way torch.utils.benchmark.Timer does", "vitals"};
+    app.require_subcommand(1);
+    app.fallthrough(false);
+
+    std::optional<std::string> filter, json_path;
+    std::string case_name;
+    MeasureOptions timeit_options, run_options;
+
+    auto* list = app.add_subcommand("list", "List the case names, one a line");
+    list->add_option("--filter", filter, "Only names matching this regular expression");
+
+    auto* timeit = app.add_subcommand("timeit", "Time one case and print its Measurement");
+    timeit->add_option("name", case_name, "The case's name (see 'vitals list')")->required();
+    add_measure_flags(*timeit, timeit_options);
+    timeit->add_option("--number", timeit_options.number, "Time exactly one block of N calls (after a warm-up)")
+        ->check(CLI::PositiveNumber)
+        ->excludes("--adaptive")
+        ->excludes("--min-run-time");
+    timeit->add_option("--json", json_path, "Also write the results as JSON (Google Benchmark layout)");
+
+    auto* run = app.add_subcommand("run", "Time every matching case and print Compare tables");
+    run->add_option("--filter", filter, "Only cases whose names match this regular expression");
+    add_measure_flags(*run, run_options);
+    run->add_option("--json", json_path, "Also write the results as JSON (Google Benchmark layout)");
+
+    try {
+        for (const std::string& problem : registry.problems()) throw UsageError(problem);
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::CallForHelp&) {
+            const CLI::App* target = &app;
+            for (const CLI::App* sub : app.get_subcommands()) target = sub;
+            fmt::print("{}", target->help());
+            return 0;
+        } catch (const CLI::CallForAllHelp&) {
+            fmt::print("{}", app.help("", CLI::AppFormatMode::All));
+            return 0;
+        } catch (const CLI::ParseError& e) {
+            const CLI::App* target = &app;
+            for (const CLI::App* sub : app.get_subcommands()) target = sub;
+            const std::string help = target == &app ? "vitals --help" : fmt::format("vitals {} --help", target->get_name());
+            std::string message = e.what();
+            if (message.empty() || (e.get_name() == "RequiredError" && target == &app)) {
+                message = "give a command: list, timeit or run";
+            }
+            throw UsageError(fmt::format("{}; see '{}'", message, help));
+        }
+        if (list->parsed()) return cmd_list(registry, filter);
+        if (timeit->parsed()) {
+            validate(timeit_options);
+            return cmd_timeit(registry, case_name, timeit_options, json_path, executable);
+        }
+        validate(run_options);
+        return cmd_run(registry, filter, run_options, json_path, executable);
+    } catch (const UsageError& e) {
+        print_error(e.what());
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        print_error(e.what());
+        return kExitFailure;
+    }
+}
+
+}  // namespace vitals

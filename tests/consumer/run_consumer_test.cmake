@@ -1,0 +1,33 @@
+# Installs the build tree into a scratch prefix, then configures, builds and runs
+# tests/consumer against it with find_package(vitals).
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${VITALS_BINARY_DIR} --prefix ${prefix}
+    RESULT_VARIABLE rc OUTPUT_QUIET)
+if(rc)
+    message(FATAL_ERROR "cmake --install failed (${rc})")
+endif()
+foreach(expected include/vitals/vitals.hpp bin/vitals lib/cmake/vitals/vitalsConfig.cmake)
+    if(NOT EXISTS ${prefix}/${expected})
+        message(FATAL_ERROR "install is missing ${expected}")
+    endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
+        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
+    RESULT_VARIABLE rc)
+if(rc)
+    message(FATAL_ERROR "configuring the consumer against the installed vitals failed (${rc})")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
+if(rc)
+    message(FATAL_ERROR "building the consumer failed (${rc})")
+endif()
+execute_process(COMMAND ${WORK_DIR}/build/consumer list OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(rc OR NOT out MATCHES "sqrt\n.*consumer/sqrt\n")
+    message(FATAL_ERROR "the consumer ran wrongly (${rc}):\n${out}")
+endif()
+execute_process(COMMAND ${prefix}/bin/vitals list OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(rc OR NOT out MATCHES "matmul/128x128/cpu-f32")
+    message(FATAL_ERROR "the installed vitals executable failed (${rc}):\n${out}")
+endif()
+message(STATUS "consumer built and ran against ${prefix}")

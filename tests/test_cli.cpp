@@ -1,0 +1,169 @@
+// The `vitals` executable as a user runs it: exit codes, messages, files.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CommandResult {
+    int exit_code;
+    std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("vitals-cli-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        std::error_code ec;
+        fs::permissions(dir_, fs::perms::owner_all, ec);
+        fs::remove_all(dir_, ec);
+    }
+
+    CommandResult run_vitals(const std::string& args) {
+        const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+        const std::string command = std::string(VITALS_BINARY_DIR) + "/bin/vitals " + args + " >" + out.string() +
+                                    " 2>" + err.string() + " </dev/null";
+        const int status = std::system(command.c_str());
+        EXPECT_TRUE(WIFEXITED(status)) << "killed by a signal: " << command;
+        return {WEXITSTATUS(status), slurp(out), slurp(err)};
+    }
+
+    // A usage error: exit 2, one "vitals: error:" line naming the problem, nothing on stdout.
+    void expect_usage_error(const std::string& args, const std::string& mentions) {
+        SCOPED_TRACE(args);
+        const CommandResult r = run_vitals(args);
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_EQ(r.err.rfind("vitals: error: ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+
+    fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(Cli, ListPrintsOneNameALine) {
+    const CommandResult r = run_vitals("list");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("matmul/128x128/cpu-f32\n"), std::string::npos);
+    const CommandResult filtered = run_vitals("list --filter 'f64$'");
+    EXPECT_EQ(filtered.out, "matmul/64x64/cpu-f64\nmatmul/128x128/cpu-f64\nmatmul/256x256/cpu-f64\n");
+}
+
+TEST_F(Cli, HelpExitsZero) {
+    for (const char* args : {"--help", "list --help", "timeit --help", "run --help"}) {
+        SCOPED_TRACE(args);
+        const CommandResult r = run_vitals(args);
+        EXPECT_EQ(r.exit_code, 0);
+        EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
+    }
+    EXPECT_NE(run_vitals("timeit --help").out.find("--min-run-time"), std::string::npos);
+}
+
+TEST_F(Cli, UsageErrorsExitTwoWithAMessage) {
+    expect_usage_error("", "command");
+    expect_usage_error("frobnicate", "frobnicate");
+    expect_usage_error("list --bogus", "--bogus");
+    expect_usage_error("timeit", "name");
+    expect_usage_error("timeit matmul/128x128/cpu-f33", "did you mean 'matmul/128x128/cpu-f32'");
+    expect_usage_error("timeit no/such/case", "'vitals list'");
+    expect_usage_error("list --filter '('", "invalid --filter regex");
+    expect_usage_error("run --filter 'nothing-matches-this'", "no case matches");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time 0", "--min-run-time");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time -1", "--min-run-time");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time nan", "finite");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time inf", "finite");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time abc", "--min-run-time");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --adaptive --threshold 1.5", "--threshold");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --adaptive --threshold 0", "--threshold");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --threshold 0.1", "--adaptive");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --number 0", "--number");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --number 10 --adaptive", "--number");
+    expect_usage_error("timeit matmul/64x64/cpu-f32 --json", "--json");
+    expect_usage_error("run --adaptive --min-run-time 2 --max-run-time 1", "--max-run-time");
+}
+
+TEST_F(Cli, TimeitPrintsTheMeasurement) {
+    const CommandResult r = run_vitals("timeit matmul/64x64/cpu-f32 --min-run-time 0.02");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("x @ y: 64x64\neigen f32\n  Median: ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("runs per measurement, 1 thread"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, TimeitNumberIsOneBlock) {
+    const CommandResult r = run_vitals("timeit matmul/64x64/cpu-f32 --number 20");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("1 measurement, 20 runs , 1 thread"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, RunWritesJsonAndPrintsATableWithProgress) {
+    const fs::path json_path = dir_ / "results.json";
+    const CommandResult r = run_vitals("run --filter '64x64' --min-run-time 0.01 --json " + json_path.string());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("[1/2] matmul/64x64/cpu-f32"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("[2/2] matmul/64x64/cpu-f64"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("x @ y"), std::string::npos);
+    EXPECT_NE(r.out.find("eigen f32  |  eigen f64"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Times are in"), std::string::npos);
+    const auto doc = nlohmann::json::parse(slurp(json_path));
+    EXPECT_EQ(doc.at("context").at("vitals_schema_version"), 1);
+    std::set<std::string> names;
+    for (const auto& b : doc.at("benchmarks")) names.insert(b.at("run_name").get<std::string>());
+    EXPECT_EQ(names, (std::set<std::string>{"matmul/64x64/cpu-f32", "matmul/64x64/cpu-f64"}));
+    // No temporary file left beside it.
+    int files = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
+    EXPECT_EQ(files, 3);  // results.json, stdout, stderr
+}
+
+TEST_F(Cli, AdaptiveRunWorks) {
+    const CommandResult r = run_vitals("timeit matmul/64x64/cpu-f32 --adaptive --threshold 0.5 --max-run-time 2");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("Median:"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, UnwritableOutputFailsBeforeRunningAndKeepsOldFile) {
+    const fs::path missing = dir_ / "no-such-folder" / "out.json";
+    CommandResult r = run_vitals("timeit matmul/64x64/cpu-f32 --min-run-time 0.01 --json " + missing.string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err.rfind("vitals: error: cannot write", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");  // failed before measuring
+
+    r = run_vitals("timeit matmul/64x64/cpu-f32 --min-run-time 0.01 --json " + dir_.string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("is a folder"), std::string::npos) << r.err;
+
+    if (::geteuid() != 0) {  // root writes anywhere; the permission case needs a user
+        const fs::path locked = dir_ / "locked";
+        fs::create_directories(locked);
+        std::ofstream(locked / "old.json") << "previous results";
+        fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+        r = run_vitals("timeit matmul/64x64/cpu-f32 --min-run-time 0.01 --json " + (locked / "old.json").string());
+        EXPECT_EQ(r.exit_code, 1);
+        fs::permissions(locked, fs::perms::owner_all);
+        EXPECT_EQ(slurp(locked / "old.json"), "previous results");
+    }
+}

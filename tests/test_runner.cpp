@@ -1,0 +1,81 @@
+// The runner inside a user's own benchmark program (tests/fixture_bench.cpp).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+struct CommandResult {
+    int exit_code;
+    std::string out, err;
+};
+
+CommandResult run(const std::string& program, const std::string& args) {
+    const fs::path dir = fs::temp_directory_path() / ("vitals-runner-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string command = std::string(VITALS_BINARY_DIR) + "/tests/" + program + " " + args + " >" +
+                                (dir / "out").string() + " 2>" + (dir / "err").string();
+    const int status = std::system(command.c_str());
+    const auto slurp = [](const fs::path& p) {
+        std::ifstream in(p);
+        std::ostringstream s;
+        s << in.rdbuf();
+        return s.str();
+    };
+    CommandResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"), slurp(dir / "err")};
+    fs::remove_all(dir);
+    return r;
+}
+}  // namespace
+
+TEST(Runner, ListsEveryRegisteredCaseInOrder) {
+    const CommandResult r = run("vitals_fixture_bench", "list");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, "fixture/sqrt\nfixture/throws\nfixture/needs-gpu\nfixture/family/1\nfixture/family/2\n");
+}
+
+TEST(Runner, AThrowingCaseFailsTheRunButNotTheOtherCases) {
+    const fs::path json_path = fs::temp_directory_path() / ("vitals-runner-" + std::to_string(::getpid()) + ".json");
+    const CommandResult r = run("vitals_fixture_bench", "run --min-run-time 0.01 --json " + json_path.string());
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("vitals: error: case 'fixture/throws' failed: the statement broke"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("skipped: no CUDA device found"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("[5/5] fixture/family/2"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("family 2"), std::string::npos) << r.out;  // later cases still ran
+    EXPECT_NE(r.out.find("fixture/needs-gpu: no CUDA device found"), std::string::npos) << r.out;
+    // The JSON has every case: measured, skipped and failed.
+    std::ifstream in(json_path);
+    const auto doc = nlohmann::json::parse(in);
+    std::map<std::string, std::string> status;
+    for (const auto& b : doc.at("benchmarks")) {
+        status[b.at("run_name").get<std::string>()] = b.value("vitals_status", "measured");
+    }
+    EXPECT_EQ(status.size(), 5u);
+    EXPECT_EQ(status.at("fixture/throws"), "failed");
+    EXPECT_EQ(status.at("fixture/needs-gpu"), "skipped");
+    EXPECT_EQ(status.at("fixture/sqrt"), "measured");
+    fs::remove(json_path);
+}
+
+TEST(Runner, TimeitOfASkippedCaseSaysWhy) {
+    const CommandResult r = run("vitals_fixture_bench", "timeit fixture/needs-gpu");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, "fixture/needs-gpu: skipped: no CUDA device found\n");
+}
+
+TEST(Runner, TimeitOfAThrowingCaseExitsOne) {
+    const CommandResult r = run("vitals_fixture_bench", "timeit fixture/throws --min-run-time 0.01");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "vitals: error: case 'fixture/throws' failed: the statement broke\n");
+}
+
+TEST(Runner, BadCaseNamesAreRefusedBeforeAnyCommand) {
+    const CommandResult r = run("vitals_bad_names_bench", "list");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("vitals: error: case name 'has a space' contains white space"), std::string::npos) << r.err;
+}

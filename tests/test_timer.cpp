@@ -1,0 +1,157 @@
+// Timer behaviour with the real clock. No assertion here depends on how fast the
+// machine is: only on counts, structure and the rules.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+
+#include "vitals/cuda_support.hpp"
+#include "vitals/timer.hpp"
+
+using vitals::Timer;
+
+namespace {
+bool is_power_of_ten(std::int64_t n) {
+    while (n >= 10 && n % 10 == 0) n /= 10;
+    return n == 1;
+}
+}  // namespace
+
+TEST(Timer, BlockedAutorangeRunsSetupOncePerBlockAndNeverInsideIt) {
+    std::int64_t calls = 0, setups = 0, global_setups = 0;
+    std::int64_t calls_at_last_setup = -1;
+    bool setup_inside_block = false;
+    Timer timer({
+        .stmt = [&] { ++calls; vitals::do_not_optimize(calls); },
+        .setup = [&] {
+            ++setups;
+            calls_at_last_setup = calls;
+        },
+        .global_setup = [&] { ++global_setups; },
+        .label = "count",
+    });
+    std::int64_t blocks_seen = 0, calls_reported = 0;
+    const vitals::Measurement m = timer.blocked_autorange({
+        .min_run_time = 0.02,
+        .callback = [&](std::int64_t number, double seconds) {
+            ++blocks_seen;
+            calls_reported += number;
+            EXPECT_GT(seconds, 0.0);
+            // setup ran right before this block: exactly `number` calls since then.
+            if (calls - calls_at_last_setup != number) setup_inside_block = true;
+        },
+    });
+    EXPECT_FALSE(setup_inside_block);
+    EXPECT_EQ(global_setups, 1);
+    EXPECT_TRUE(is_power_of_ten(m.number_per_run())) << m.number_per_run();
+    EXPECT_EQ(blocks_seen, static_cast<std::int64_t>(m.raw_times().size()));
+    EXPECT_EQ(calls_reported, blocks_seen * m.number_per_run());
+    // The estimation blocks (5 empty + the growing sizes) also ran setup.
+    EXPECT_GT(setups, blocks_seen + 5);
+    double total = 0;
+    for (double t : m.raw_times()) total += t;
+    EXPECT_GE(total, 0.02);
+    EXPECT_EQ(m.raw_cpu_times().size(), m.raw_times().size());
+    EXPECT_EQ(m.task_spec().label, "count");
+}
+
+TEST(Timer, GlobalSetupRunsOnceAcrossMeasurements) {
+    int global_setups = 0;
+    Timer timer({.stmt = [] {}, .global_setup = [&] { ++global_setups; }});
+    timer.timeit(10);
+    timer.timeit(10);
+    EXPECT_EQ(global_setups, 1);
+}
+
+TEST(Timer, TimeitIsOneBlockAfterAWarmup) {
+    std::int64_t calls = 0;
+    Timer timer({.stmt = [&] { ++calls; vitals::do_not_optimize(calls); }});
+    const vitals::Measurement m = timer.timeit(500);
+    EXPECT_EQ(m.number_per_run(), 500);
+    EXPECT_EQ(m.raw_times().size(), 1u);
+    EXPECT_EQ(calls, 500 + 5);  // warm-up of max(500 / 100, 2) = 5 calls
+    EXPECT_GE(m.raw_times()[0], 1e-9);
+}
+
+TEST(Timer, AdaptiveStopsOnceTightAndReportsEveryBlock) {
+    int blocks = 0;
+    Timer timer({.stmt = [] { vitals::do_not_optimize(std::sqrt(2.0)); }});
+    const vitals::Measurement m = timer.adaptive_autorange({
+        .threshold = 0.5,
+        .min_run_time = 0.01,
+        .max_run_time = 5.0,
+        .callback = [&](std::int64_t, double) { ++blocks; },
+    });
+    EXPECT_GT(m.raw_times().size(), 3u);
+    EXPECT_EQ(static_cast<std::size_t>(blocks), m.raw_times().size());
+}
+
+TEST(Timer, NumThreadsIsSetForTheRunAndRestored) {
+    omp_set_num_threads(3);
+    Eigen::setNbThreads(3);
+    int seen_omp = 0, seen_eigen = 0;
+    Timer timer({.stmt = [&] {
+                     seen_omp = omp_get_max_threads();
+                     seen_eigen = Eigen::nbThreads();
+                 },
+                 .num_threads = 2});
+    timer.timeit(3);
+    EXPECT_EQ(seen_omp, 2);
+    EXPECT_EQ(seen_eigen, 2);
+    EXPECT_EQ(omp_get_max_threads(), 3);
+    EXPECT_EQ(Eigen::nbThreads(), 3);
+}
+
+TEST(Timer, RejectsBadOptions) {
+    EXPECT_THROW(Timer({}), std::invalid_argument);
+    EXPECT_THROW(Timer({.stmt = [] {}, .num_threads = 0}), std::invalid_argument);
+    Timer timer({.stmt = [] {}});
+    EXPECT_THROW(timer.timeit(0), std::invalid_argument);
+    EXPECT_THROW(timer.blocked_autorange({.min_run_time = 0.0}), std::invalid_argument);
+    EXPECT_THROW(timer.blocked_autorange({.min_run_time = -1.0}), std::invalid_argument);
+    EXPECT_THROW(timer.blocked_autorange({.min_run_time = std::nan("")}), std::invalid_argument);
+    EXPECT_THROW(timer.adaptive_autorange({.threshold = 0.0}), std::invalid_argument);
+    EXPECT_THROW(timer.adaptive_autorange({.threshold = 1.0}), std::invalid_argument);
+    EXPECT_THROW(timer.adaptive_autorange({.min_run_time = 2.0, .max_run_time = 1.0}), std::invalid_argument);
+}
+
+TEST(Timer, StatementExceptionsPropagate) {
+    Timer timer({.stmt = [] { throw std::runtime_error("boom"); }});
+    EXPECT_THROW(timer.blocked_autorange({.min_run_time = 0.01}), std::runtime_error);
+}
+
+TEST(Timer, TaskSpecCarriesTheOptions) {
+    Timer timer({.stmt = VITALS_CODE(std::sqrt(2.0)), .label = "L", .sub_label = "S", .description = "D",
+                 .env = "E", .num_threads = 2});
+    EXPECT_EQ(timer.task_spec().stmt, "std::sqrt(2.0)");
+    EXPECT_EQ(timer.task_spec().title(), "L: S");
+    EXPECT_EQ(timer.task_spec().num_threads, 2);
+}
+
+TEST(Code, LoopRunsExactlyNCalls) {
+    int calls = 0;
+    vitals::Code code([&] { ++calls; });
+    code.run(0);
+    EXPECT_EQ(calls, 0);
+    code.run(7);
+    EXPECT_EQ(calls, 7);
+    EXPECT_FALSE(static_cast<bool>(vitals::Code()));
+}
+
+TEST(TimerCuda, StreamTimingNeedsADevice) {
+    const std::string reason = vitals::cuda_unavailable_reason();
+    if (!reason.empty()) {
+        // Without a device the only CPU-side check is that asking for one fails clearly.
+        Timer timer({.stmt = [] {}, .cuda_stream = nullptr});
+        EXPECT_THROW(timer.timeit(1), std::runtime_error);
+        GTEST_SKIP() << "CUDA stream timing: " << reason;
+    }
+    // With a device: the default stream, host-side no-op work, events still record.
+    Timer timer({.stmt = [] {}, .cuda_stream = nullptr});
+    const vitals::Measurement m = timer.timeit(10);
+    EXPECT_EQ(m.raw_times().size(), 1u);
+    EXPECT_GE(m.raw_times()[0], 1e-9);
+}

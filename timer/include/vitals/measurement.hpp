@@ -1,0 +1,95 @@
+// Measurement: the raw block times of one timed statement and the statistics over them.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vitals {
+
+// What was measured: the fields that name a measurement in reports. Empty strings mean
+// "not set". Two measurements with equal TaskSpecs are the same task (Compare merges them).
+struct TaskSpec {
+    std::string stmt;
+    std::string setup;
+    std::string global_setup;
+    std::string label;
+    std::string sub_label;
+    std::string description;
+    std::string env;
+    int num_threads = 1;
+
+    // label (+ ": sub_label"), else the stmt text (indented under "stmt:" when it has
+    // several lines), else "[Unknown]".
+    std::string title() const;
+    // The name of this task's row in a Compare table: sub_label, else stmt, else "[Unknown]".
+    std::string row_name() const;
+    // The header lines of a printed Measurement: title, description, setup.
+    std::string summarize() const;
+
+    friend bool operator==(const TaskSpec&, const TaskSpec&) = default;
+};
+
+class Measurement {
+public:
+    // raw_times: seconds per block of `number_per_run` calls (at least one block).
+    // raw_cpu_times, when given, are the process CPU seconds of the same blocks.
+    // Throws std::invalid_argument for no blocks, number_per_run < 1, or a mismatched
+    // or non-finite time.
+    Measurement(std::int64_t number_per_run, std::vector<double> raw_times, TaskSpec task_spec,
+                std::vector<double> raw_cpu_times = {});
+
+    std::int64_t number_per_run() const { return number_per_run_; }
+    const std::vector<double>& raw_times() const { return raw_times_; }
+    const std::vector<double>& raw_cpu_times() const { return raw_cpu_times_; }
+    // Seconds per call: each raw time divided by number_per_run, in block order.
+    std::vector<double> times() const;
+    // CPU seconds per call; empty when CPU time was not measured.
+    std::vector<double> cpu_times() const;
+
+    const TaskSpec& task_spec() const { return task_spec_; }
+    const std::string& label() const { return task_spec_.label; }
+    const std::string& sub_label() const { return task_spec_.sub_label; }
+    const std::string& description() const { return task_spec_.description; }
+    const std::string& env() const { return task_spec_.env; }
+    int num_threads() const { return task_spec_.num_threads; }
+    std::string title() const { return task_spec_.title(); }
+
+    // Statistics of the per-call times (seconds); quantiles interpolate linearly.
+    double median() const { return median_; }
+    double mean() const { return mean_; }
+    double p25() const { return p25_; }
+    double p75() const { return p75_; }
+    double iqr() const { return p75_ - p25_; }
+    int significant_figures() const { return significant_figures_; }
+
+    // IQR / median < threshold.
+    bool meets_confidence(double threshold = 0.1) const;
+    bool has_warnings() const { return !warnings_.empty(); }
+    // Each warning is two lines ("  WARNING: ..." and its explanation).
+    const std::vector<std::string>& warnings() const { return warnings_; }
+
+    // Joins measurements of the same task into one (times per call concatenated,
+    // number_per_run 1), keeping first-seen order of tasks.
+    static std::vector<Measurement> merge(std::span<const Measurement> measurements);
+
+    // The reference's printed form (see README): title, description, setup, Median, IQR,
+    // counts and warnings, without a trailing newline.
+    std::string to_string() const;
+
+private:
+    std::int64_t number_per_run_;
+    std::vector<double> raw_times_;
+    std::vector<double> raw_cpu_times_;
+    TaskSpec task_spec_;
+    std::vector<double> sorted_times_;
+    double median_ = 0.0, mean_ = 0.0, p25_ = 0.0, p75_ = 0.0;
+    int significant_figures_ = 1;
+    std::vector<std::string> warnings_;
+};
+
+std::ostream& operator<<(std::ostream& out, const Measurement& m);
+
+}  // namespace vitals

@@ -1,0 +1,80 @@
+// Timer: time a statement the way torch.utils.benchmark.Timer does, in C++.
+//
+//   vitals::Timer timer({.stmt = [&] { z.noalias() = x * y; }, .label = "x @ y"});
+//   std::cout << timer.blocked_autorange({.min_run_time = 0.5}) << '\n';
+//
+// A block is: setup, clock, number x stmt, clock. Host blocks use the steady clock;
+// when `cuda_stream` is given, blocks are timed with CUDA events recorded on that
+// stream around the calls (see README, "Device work").
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "vitals/code.hpp"
+#include "vitals/measurement.hpp"
+#include "vitals/stop_rule.hpp"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*; this header never includes CUDA's
+
+namespace vitals {
+
+struct TimerOptions {
+    Code stmt;                  // what is timed
+    Code setup;                 // runs before every block, outside the timed region
+    Code global_setup;          // runs once, before the first block
+    std::string label;          // table title in Compare; the printed title
+    std::string sub_label;      // row in Compare
+    std::string description;    // column in Compare
+    std::string env;            // environment tag (e.g. build flavour), shown when it differs
+    int num_threads = 1;        // OpenMP/Eigen threads during the run, restored after
+    std::optional<CUstream_st*> cuda_stream;  // time device work on this stream with CUDA events
+};
+
+// Called after every measured block with (calls in the block, block seconds).
+using BlockCallback = std::function<void(std::int64_t number, double block_seconds)>;
+
+struct BlockedAutorangeOptions {
+    double min_run_time = 0.2;  // seconds of measured blocks to gather
+    BlockCallback callback;
+};
+
+struct AdaptiveAutorangeOptions {
+    double threshold = 0.1;     // stop once IQR / median is below this (over > 3 blocks)
+    double min_run_time = 0.01;
+    double max_run_time = 10.0;
+    BlockCallback callback;
+};
+
+class Timer {
+public:
+    // Throws std::invalid_argument when stmt is empty or num_threads < 1.
+    explicit Timer(TimerOptions options);
+
+    // One warm-up block of max(number / 100, 2) calls, then one measured block.
+    Measurement timeit(std::int64_t number = 1000000);
+    // Picks a power-of-ten block size, then times blocks until min_run_time is reached.
+    Measurement blocked_autorange(const BlockedAutorangeOptions& options = {});
+    // Times blocks until IQR / median < threshold (after min_run_time), or max_run_time.
+    Measurement adaptive_autorange(const AdaptiveAutorangeOptions& options = {});
+
+    const TaskSpec& task_spec() const { return task_spec_; }
+    const TimerOptions& options() const { return options_; }
+
+private:
+    struct BlockTime {
+        double wall;  // seconds, at least 1 ns (the reference's clamp)
+        double cpu;   // process CPU seconds
+    };
+    BlockTime time_block(std::int64_t number);
+    std::int64_t estimate_block_size(double min_run_time);
+    Measurement measure(std::int64_t number, StopRule rule, const BlockCallback& callback);
+
+    TimerOptions options_;
+    TaskSpec task_spec_;
+    bool global_setup_done_ = false;
+};
+
+}  // namespace vitals

@@ -1,0 +1,67 @@
+// CUDA-event timing of a block, and device discovery. The only CUDA code of the timer.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "vitals/cuda_support.hpp"
+#include "vitals/detail/device_clock.hpp"
+
+namespace vitals {
+namespace {
+
+void check(cudaError_t status, const char* call, const char* file, int line) {
+    if (status != cudaSuccess) {
+        // std::string, not fmt: nvcc rejects fmt's compile-time format checks.
+        throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call +
+                                 " failed: " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) + ")");
+    }
+}
+#define VITALS_CUDA_CHECK(call) check((call), #call, __FILE__, __LINE__)
+
+// Move-only owner of a CUDA event.
+class Event {
+public:
+    Event() { VITALS_CUDA_CHECK(cudaEventCreate(&event_)); }
+    ~Event() {
+        if (event_ != nullptr) cudaEventDestroy(event_);  // no-throw in a destructor
+    }
+    Event(Event&& other) noexcept : event_(other.event_) { other.event_ = nullptr; }
+    Event& operator=(Event&&) = delete;
+    Event(const Event&) = delete;
+    cudaEvent_t get() const { return event_; }
+
+private:
+    cudaEvent_t event_ = nullptr;
+};
+
+}  // namespace
+
+bool built_with_cuda() { return true; }
+
+std::string cuda_unavailable_reason() {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+        cudaGetLastError();  // clear the sticky error so later calls start clean
+        return std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
+    }
+    if (count == 0) return "no CUDA device found";
+    return "";
+}
+
+namespace detail {
+
+double time_block_on_stream(CUstream_st* stream, const Code& stmt, std::int64_t number) {
+    Event start, stop;
+    VITALS_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    stmt.run(number);
+    VITALS_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    VITALS_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float milliseconds = 0.0f;
+    VITALS_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()));
+    return static_cast<double>(milliseconds) * 1e-3;
+}
+
+}  // namespace detail
+}  // namespace vitals

@@ -1,0 +1,176 @@
+#include "vitals/measurement.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "vitals/stats.hpp"
+
+namespace vitals {
+namespace {
+
+constexpr double kIqrWarnThreshold = 0.1;
+constexpr double kIqrGrossWarnThreshold = 0.25;
+
+bool has_newline(const std::string& s) { return s.find('\n') != std::string::npos; }
+
+std::string indent(const std::string& text, const std::string& prefix) {
+    std::istringstream lines(text);
+    std::string line, out;
+    bool first = true;
+    while (std::getline(lines, line)) {
+        if (!first) out += '\n';
+        first = false;
+        // textwrap.indent leaves whitespace-only lines alone
+        out += (line.find_first_not_of(" \t\r") == std::string::npos) ? line : prefix + line;
+    }
+    return out;
+}
+
+std::string setup_str(const std::string& setup) {
+    if (setup.empty() || setup == "pass") return "";
+    if (has_newline(setup)) return "setup:\n" + indent(setup, "  ");
+    return "setup: " + setup;
+}
+
+}  // namespace
+
+std::string TaskSpec::title() const {
+    const std::string suffix = sub_label.empty() ? "" : ": " + sub_label;
+    if (!label.empty()) return label + suffix;
+    if (stmt.empty()) return "[Unknown]" + suffix;
+    if (!has_newline(stmt)) return stmt + suffix;
+    return "stmt:" + (sub_label.empty() ? "" : " (" + sub_label + ")") + "\n" + indent(stmt, "  ");
+}
+
+std::string TaskSpec::row_name() const {
+    if (!sub_label.empty()) return sub_label;
+    if (!stmt.empty()) return stmt;
+    return "[Unknown]";
+}
+
+std::string TaskSpec::summarize() const {
+    std::string out;
+    for (const std::string& section : {title(), description, setup_str(setup)}) {
+        if (section.empty()) continue;
+        if (!out.empty()) out += '\n';
+        out += section;
+        if (has_newline(section)) out += '\n';  // a multi-line section is followed by a blank line
+    }
+    return out;
+}
+
+Measurement::Measurement(std::int64_t number_per_run, std::vector<double> raw_times, TaskSpec task_spec,
+                         std::vector<double> raw_cpu_times)
+    : number_per_run_(number_per_run),
+      raw_times_(std::move(raw_times)),
+      raw_cpu_times_(std::move(raw_cpu_times)),
+      task_spec_(std::move(task_spec)) {
+    if (raw_times_.empty()) throw std::invalid_argument("Measurement needs at least one block time");
+    if (number_per_run_ < 1) {
+        throw std::invalid_argument(fmt::format("Measurement: number_per_run must be >= 1, got {}", number_per_run_));
+    }
+    if (!raw_cpu_times_.empty() && raw_cpu_times_.size() != raw_times_.size()) {
+        throw std::invalid_argument(fmt::format("Measurement: {} CPU times for {} blocks; give one per block or none",
+                                                raw_cpu_times_.size(), raw_times_.size()));
+    }
+    for (double t : raw_times_) {
+        if (!std::isfinite(t) || t < 0) {
+            throw std::invalid_argument(fmt::format("Measurement: block time {} is not a finite time >= 0", t));
+        }
+    }
+    sorted_times_ = stats::sorted_copy(times());
+    median_ = stats::quantile_sorted(sorted_times_, 0.5);
+    mean_ = stats::mean(sorted_times_);
+    p25_ = stats::quantile_sorted(sorted_times_, 0.25);
+    p75_ = stats::quantile_sorted(sorted_times_, 0.75);
+    significant_figures_ = stats::significant_figures(sorted_times_, median_);
+
+    const auto add_warning = [&](const char* why) {
+        warnings_.push_back(fmt::format(
+            "  WARNING: Interquartile range is {:.1f}% of the median measurement.\n           {}",
+            iqr() / median_ * 100.0, why));
+    };
+    if (!meets_confidence(kIqrGrossWarnThreshold)) {
+        add_warning("This suggests significant environmental influence.");
+    } else if (!meets_confidence(kIqrWarnThreshold)) {
+        add_warning("This could indicate system fluctuation.");
+    }
+}
+
+std::vector<double> Measurement::times() const {
+    std::vector<double> out;
+    out.reserve(raw_times_.size());
+    for (double t : raw_times_) out.push_back(t / static_cast<double>(number_per_run_));
+    return out;
+}
+
+std::vector<double> Measurement::cpu_times() const {
+    std::vector<double> out;
+    out.reserve(raw_cpu_times_.size());
+    for (double t : raw_cpu_times_) out.push_back(t / static_cast<double>(number_per_run_));
+    return out;
+}
+
+bool Measurement::meets_confidence(double threshold) const {
+    // A zero median with zero spread is as confident as it gets; NaN compares false.
+    if (median_ == 0.0) return iqr() == 0.0;
+    return iqr() / median_ < threshold;
+}
+
+std::vector<Measurement> Measurement::merge(std::span<const Measurement> measurements) {
+    struct Group {
+        TaskSpec task;
+        std::vector<double> times, cpu_times;
+        bool all_have_cpu = true;
+    };
+    std::vector<Group> groups;
+    for (const Measurement& m : measurements) {
+        Group* group = nullptr;
+        for (Group& g : groups) {
+            if (g.task == m.task_spec()) group = &g;
+        }
+        if (group == nullptr) group = &groups.emplace_back(Group{m.task_spec(), {}, {}, true});
+        // number_per_run may differ between measurements, so join per-call times.
+        const std::vector<double> t = m.times();
+        group->times.insert(group->times.end(), t.begin(), t.end());
+        if (m.raw_cpu_times().empty()) {
+            group->all_have_cpu = false;
+        } else {
+            const std::vector<double> c = m.cpu_times();
+            group->cpu_times.insert(group->cpu_times.end(), c.begin(), c.end());
+        }
+    }
+    std::vector<Measurement> out;
+    out.reserve(groups.size());
+    for (Group& g : groups) {
+        out.emplace_back(1, std::move(g.times), std::move(g.task),
+                         g.all_have_cpu ? std::move(g.cpu_times) : std::vector<double>{});
+    }
+    return out;
+}
+
+std::string Measurement::to_string() const {
+    const std::size_t n = raw_times_.size();
+    const stats::TimeUnit unit = stats::select_unit(median_);
+    const auto in_unit = [&](double seconds) { return seconds / unit.scale; };
+    std::string out = task_spec_.summarize();
+    if (!out.empty()) out += '\n';
+    out += fmt::format("  {}{:.2f} {}\n", n > 1 ? "Median: " : "", in_unit(median_), unit.name);
+    if (n >= 4) {
+        out += fmt::format("  IQR:    {:.2f} {} ({:.2f} to {:.2f})\n", in_unit(iqr()), unit.name, in_unit(p25_),
+                           in_unit(p75_), unit.name);
+    }
+    out += fmt::format("  {} measurement{}, {} runs {} {} thread{}", n, n > 1 ? "s" : "", number_per_run_,
+                       n > 1 ? "per measurement," : ",", task_spec_.num_threads,
+                       task_spec_.num_threads > 1 ? "s" : "");
+    for (const std::string& w : warnings_) out += "\n" + w;
+    return out;
+}
+
+std::ostream& operator<<(std::ostream& out, const Measurement& m) { return out << m.to_string(); }
+
+}  // namespace vitals

@@ -1,0 +1,22 @@
+// The timer's device side in a build without CUDA: it says so instead of timing.
+#include <stdexcept>
+#include <string>
+
+#include "vitals/cuda_support.hpp"
+#include "vitals/detail/device_clock.hpp"
+
+namespace vitals {
+
+bool built_with_cuda() { return false; }
+
+std::string cuda_unavailable_reason() { return "vitals was built without CUDA (VITALS_CUDA=OFF or no CUDA toolkit found)"; }
+
+namespace detail {
+
+double time_block_on_stream(CUstream_st*, const Code&, std::int64_t) {
+    throw std::runtime_error(
+        "Timer: .cuda_stream was given but vitals was built without CUDA; rebuild with -DVITALS_CUDA=ON");
+}
+
+}  // namespace detail
+}  // namespace vitals
