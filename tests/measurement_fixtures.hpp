@@ -10,7 +10,8 @@ namespace vitals::testing {
 
 inline std::map<std::string, Measurement> fixture_measurements() {
     std::map<std::string, Measurement> out;
-    for (const auto& m : read_json("fixtures.json").at("measurements")) {
+    const nlohmann::json fixtures = read_json("fixtures.json");  // must outlive the loop
+    for (const auto& m : fixtures.at("measurements")) {
         TaskSpec task{text_or_empty(m.at("stmt")),  text_or_empty(m.at("setup")),     text_or_empty(m.at("global_setup")),
                       text_or_empty(m.at("label")), text_or_empty(m.at("sub_label")), text_or_empty(m.at("description")),
                       text_or_empty(m.at("env")),   m.at("num_threads").get<int>()};

@@ -37,12 +37,13 @@ TEST(Compare, HandBuiltTable) {
         Measurement(1, {2e-6, 2e-6, 2e-6, 2e-6}, TaskSpec{.stmt = "f", .label = "op", .sub_label = "small", .description = "b"}),
         Measurement(1, {3e-6, 3e-6, 3e-6, 3e-6}, TaskSpec{.stmt = "f", .label = "op", .sub_label = "big", .description = "a"}),
     };
+    // Column width: ceil(log10(3.0)) = 1 digit + point + 1 decimal; the header centres.
     const std::string expected =
-        "[------------- op -------------]\n"
-        "             |   a    |   b  \n"
-        "1 threads: --------------------\n"
-        "      small  |   1.0  |   2.0\n"
-        "      big    |   3.0  |      \n"
+        "[----------- op ----------]\n"
+        "             |   a   |   b \n"
+        "1 threads: ----------------\n"
+        "      small  |  1.0  |  2.0\n"
+        "      big    |  3.0  |     \n"
         "\n"
         "Times are in microseconds (us).\n";
     EXPECT_EQ(Compare(ms).to_string(), expected);

@@ -1,4 +1,4 @@
-// The README's examples are the compiled ones: its C++ block is examples/quickstart.cpp.
+// The README's examples are the compiled ones: its C++ blocks are files in examples/.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,12 +13,14 @@ std::string read(const std::string& relative) {
 }
 }  // namespace
 
-TEST(Readme, QuickstartBlockIsTheCompiledExample) {
+TEST(Readme, CodeBlocksAreTheCompiledExamples) {
     const std::string readme = read("README.md");
-    const std::string example = read("examples/quickstart.cpp");
-    ASSERT_FALSE(example.empty());
-    EXPECT_NE(readme.find("```cpp\n" + example + "```\n"), std::string::npos)
-        << "README.md must contain examples/quickstart.cpp verbatim in a ```cpp block";
+    for (const char* file : {"examples/quickstart.cpp", "examples/my_bench.cpp"}) {
+        const std::string example = read(file);
+        ASSERT_FALSE(example.empty()) << file;
+        EXPECT_NE(readme.find("```cpp\n" + example + "```\n"), std::string::npos)
+            << "README.md must contain " << file << " verbatim in a ```cpp block";
+    }
 }
 
 TEST(Readme, StartsWithTheTwoSetupCommands) {

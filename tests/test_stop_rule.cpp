@@ -88,8 +88,8 @@ TEST(StopRule, AdaptiveStopsAtFirstTightBlockCount) {
 
 TEST(StopRule, AdaptiveRespectsMinRunTime) {
     StopRule rule = StopRule::adaptive(0.1, 1.0, 10.0);
-    for (int i = 0; i < 9; ++i) EXPECT_FALSE(rule.add_block(0.1));
-    EXPECT_TRUE(rule.add_block(0.1));  // total reaches 1.0 s
+    for (int i = 0; i < 7; ++i) EXPECT_FALSE(rule.add_block(0.125));
+    EXPECT_TRUE(rule.add_block(0.125));  // total reaches 1.0 s (exact in binary)
 }
 
 TEST(StopRule, AdaptiveGivesUpAfterMaxRunTime) {

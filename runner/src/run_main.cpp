@@ -250,6 +250,11 @@ int run_main(int argc, char** argv, const Registry& registry) {
 
     try {
         for (const std::string& problem : registry.problems()) throw UsageError(problem);
+        const std::string first = argc >= 2 ? argv[1] : "";
+        if (!first.empty() && first[0] != '-' && first != "list" && first != "timeit" && first != "run") {
+            throw UsageError(fmt::format("unknown command '{}'; the commands are list, timeit and run (see 'vitals --help')",
+                                         argv[1]));
+        }
         try {
             app.parse(argc, argv);
         } catch (const CLI::CallForHelp&) {

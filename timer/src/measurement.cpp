@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <ostream>
-#include <sstream>
 #include <stdexcept>
 
 #include "vitals/stats.hpp"
@@ -17,15 +16,18 @@ constexpr double kIqrGrossWarnThreshold = 0.25;
 
 bool has_newline(const std::string& s) { return s.find('\n') != std::string::npos; }
 
+// Python's textwrap.indent: prefix every line that is not only white space, keeping
+// line endings (a trailing newline stays).
 std::string indent(const std::string& text, const std::string& prefix) {
-    std::istringstream lines(text);
-    std::string line, out;
-    bool first = true;
-    while (std::getline(lines, line)) {
-        if (!first) out += '\n';
-        first = false;
-        // textwrap.indent leaves whitespace-only lines alone
-        out += (line.find_first_not_of(" \t\r") == std::string::npos) ? line : prefix + line;
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        end = end == std::string::npos ? text.size() : end + 1;
+        const std::string line = text.substr(start, end - start);
+        if (line.find_first_not_of(" \t\r\n\f\v") != std::string::npos) out += prefix;
+        out += line;
+        start = end;
     }
     return out;
 }
