@@ -1,0 +1,184 @@
+// The cases of the `vitals` executable: the kernel set at the tutorial's shapes, on the
+// CPU always and on CUDA where a device is usable (listed as skipped, with the reason,
+// elsewhere). Names are op/shape/device-dtype; in Compare tables rows are shapes and
+// columns are device and dtype.
+#include <fmt/format.h>
+
+#include <memory>
+#include <vitals/kernels/kernels.hpp>
+
+#include "vitals/case.hpp"
+#include "vitals/cuda_support.hpp"
+
+namespace {
+
+namespace k = vitals::kernels;
+using k::Device;
+using k::DType;
+using k::Tensor;
+
+constexpr Device kDevices[] = {Device::cpu, Device::cuda};
+constexpr DType kFloatTypes[] = {DType::f32, DType::f64};
+
+std::string column(Device device, std::string_view variant) { return fmt::format("{} {}", k::device_name(device), variant); }
+
+void require_device(Device device) {
+    if (device == Device::cuda) {
+        const std::string reason = vitals::cuda_unavailable_reason();
+        if (!reason.empty()) throw vitals::SkipCase(reason);
+    }
+}
+
+// A Timer over `body`, which owns its inputs; device work is timed on the ops' stream.
+template <class Body>
+vitals::Timer make_timer(Device device, Body body, std::string stmt, std::string label, std::string sub_label,
+                         std::string description) {
+    vitals::TimerOptions options{
+        .stmt = vitals::Code(std::move(body), std::move(stmt)),
+        .label = std::move(label),
+        .sub_label = std::move(sub_label),
+        .description = std::move(description),
+    };
+    if (device == Device::cuda) options.cuda_stream = k::current_stream();
+    return vitals::Timer(std::move(options));
+}
+
+// "1M" for 1 << 20, "16M" for 16 << 20.
+std::string millions(std::int64_t n) { return fmt::format("{}M", n >> 20); }
+
+VITALS_CASES(matmul_cases) {
+    std::vector<vitals::Case> cases;
+    for (Device device : kDevices) {
+        for (std::int64_t n : {128, 512, 1024}) {
+            for (DType dtype : kFloatTypes) {
+                const std::string shape = fmt::format("{}x{}", n, n);
+                cases.push_back({fmt::format("matmul/{}/{}-{}", shape, k::device_name(device), k::dtype_short_name(dtype)),
+                                 [=] {
+                                     require_device(device);
+                                     auto x = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 1));
+                                     auto y = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 2));
+                                     return make_timer(
+                                         device, [x, y] { vitals::do_not_optimize(k::matmul(*x, *y)); }, "matmul(x, y)",
+                                         "x @ y", shape, column(device, k::dtype_short_name(dtype)));
+                                 }});
+            }
+        }
+    }
+    return cases;
+}
+
+VITALS_CASES(layer_cases) {
+    std::vector<vitals::Case> cases;
+    for (Device device : kDevices) {
+        for (DType dtype : kFloatTypes) {
+            const std::string where = fmt::format("{}-{}", k::device_name(device), k::dtype_short_name(dtype));
+            const std::string col = column(device, k::dtype_short_name(dtype));
+            cases.push_back({"linear/32x512/" + where, [=] {
+                                 require_device(device);
+                                 auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 1));
+                                 auto w = std::make_shared<Tensor>(Tensor::randn({1024, 512}, dtype, device, 2));
+                                 auto b = std::make_shared<Tensor>(Tensor::randn({1024}, dtype, device, 3));
+                                 return make_timer(
+                                     device, [x, w, b] { vitals::do_not_optimize(k::linear(*x, *w, *b)); },
+                                     "linear(x, w, b)", "Linear(512, 1024)", "32x512", col);
+                             }});
+            cases.push_back({"relu/32x1024/" + where, [=] {
+                                 require_device(device);
+                                 auto x = std::make_shared<Tensor>(Tensor::randn({32, 1024}, dtype, device, 1));
+                                 return make_timer(
+                                     device, [x] { vitals::do_not_optimize(k::relu(*x)); }, "relu(x)", "relu",
+                                     "32x1024", col);
+                             }});
+        }
+    }
+    return cases;
+}
+
+VITALS_CASES(mask_cases) {
+    std::vector<vitals::Case> cases;
+    for (Device device : kDevices) {
+        for (std::int64_t n : {std::int64_t{1} << 20, std::int64_t{16} << 20}) {
+            for (int percent : {10, 50}) {
+                const std::string shape = fmt::format("{}-{}pct", millions(n), percent);
+                const std::string sub_label = fmt::format("{} at {}%", millions(n), percent);
+                // x > t as a bool mask of float data, and as float and double masks of
+                // float and double data: the tutorial's "mask held in double".
+                for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) {
+                    const DType data_dtype = mask_dtype == DType::f64 ? DType::f64 : DType::f32;
+                    cases.push_back(
+                        {fmt::format("mask/{}/{}-{}", shape, k::device_name(device), k::dtype_short_name(mask_dtype)), [=] {
+                             require_device(device);
+                             auto x = std::make_shared<Tensor>(Tensor::randn({n}, data_dtype, device, 0));
+                             const double threshold = k::density_threshold(percent / 100.0);
+                             return make_timer(
+                                 device, [x, threshold, mask_dtype] { vitals::do_not_optimize(k::gt(*x, threshold, mask_dtype)); },
+                                 "gt(x, t)", "mask: x > t", sub_label, column(device, k::dtype_short_name(mask_dtype)));
+                         }});
+                }
+                cases.push_back({fmt::format("nonzero/{}/{}-bool", shape, k::device_name(device)), [=] {
+                                     require_device(device);
+                                     const Tensor x = Tensor::randn({n}, DType::f32, device, 0);
+                                     auto mask = std::make_shared<Tensor>(k::gt(x, k::density_threshold(percent / 100.0)));
+                                     return make_timer(
+                                         device, [mask] { vitals::do_not_optimize(k::nonzero(*mask)); }, "nonzero(mask)",
+                                         "nonzero", sub_label, column(device, "bool"));
+                                 }});
+            }
+        }
+    }
+    return cases;
+}
+
+VITALS_CASES(model_cases) {
+    std::vector<vitals::Case> cases;
+    for (Device device : kDevices) {
+        for (DType dtype : kFloatTypes) {
+            const std::string where = fmt::format("{}-{}", k::device_name(device), k::dtype_short_name(dtype));
+            const std::string col = column(device, k::dtype_short_name(dtype));
+            cases.push_back({"mlp_forward/32x512/" + where, [=] {
+                                 require_device(device);
+                                 auto model = std::make_shared<k::Mlp>(k::MlpConfig{.dtype = dtype, .device = device});
+                                 auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 7));
+                                 return make_timer(
+                                     device, [model, x] { vitals::do_not_optimize(model->forward(*x)); }, "model(x)",
+                                     "MLP 512-1024-512", "forward 32x512", col);
+                             }});
+            cases.push_back({"mlp_train_step/32x512/" + where, [=] {
+                                 require_device(device);
+                                 auto model = std::make_shared<k::Mlp>(k::MlpConfig{.dtype = dtype, .device = device});
+                                 auto optimizer = std::make_shared<k::Sgd>(*model, 0.01);
+                                 auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 7));
+                                 auto target = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 8));
+                                 return make_timer(
+                                     device,
+                                     [model, optimizer, x, target] {
+                                         vitals::do_not_optimize(k::train_step(*model, *optimizer, *x, *target));
+                                     },
+                                     "train_step(model, sgd, x, target)", "MLP 512-1024-512", "train step 32x512", col);
+                             }});
+        }
+    }
+    return cases;
+}
+
+VITALS_CASES(mask_indices_cases) {
+    std::vector<vitals::Case> cases;
+    for (Device device : kDevices) {
+        for (const char* variant : {"before", "after"}) {
+            const bool before = std::string_view(variant) == "before";
+            cases.push_back({fmt::format("mask_indices/1M/{}-{}", k::device_name(device), variant), [=] {
+                                 require_device(device);
+                                 auto workload = std::make_shared<k::MaskIndices>(std::int64_t{1} << 20, device, 0.5);
+                                 auto body = [workload, before] {
+                                     vitals::do_not_optimize(before ? workload->before() : workload->after());
+                                 };
+                                 return make_timer(device, body,
+                                                   before ? "nonzero(copy_to(gt(x64, t, f64), cpu))" : "nonzero(gt(x32, t))",
+                                                   "MASK INDICES", "1M at 50%", column(device, variant));
+                             }});
+        }
+    }
+    return cases;
+}
+
+}  // namespace

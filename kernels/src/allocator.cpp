@@ -1,0 +1,146 @@
+#include "vitals/kernels/allocator.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda_backend.hpp"
+#include "vitals/kernels/cuda_context.hpp"
+
+namespace vitals::kernels {
+namespace {
+
+std::atomic<AllocationObserver> g_observer{nullptr};
+std::atomic<std::int64_t> g_allocated[2] = {0, 0};
+
+constexpr std::size_t kHostAlignment = 64;  // a cache line: full-width vector loads
+
+int index_of(Device device) { return device == Device::cpu ? 0 : 1; }
+
+// Large host blocks are kept for reuse. glibc serves them with a fresh mmap each time
+// (a block the size of the one just freed is still at its mmap threshold), so every
+// large tensor would pay a page fault per 4 KiB on first touch: that measures the
+// kernel's page-fault handler, not the operation.
+class HostBlockCache {
+public:
+    static constexpr std::size_t kMinCachedBytes = 64 * 1024;
+    static constexpr std::size_t kPage = 4096;
+    static constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;
+
+    static std::size_t rounded(std::size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
+
+    void* take(std::size_t bytes) {
+        std::lock_guard lock(mutex_);
+        auto it = free_.find(bytes);
+        if (it == free_.end() || it->second.empty()) return nullptr;
+        void* block = it->second.back();
+        it->second.pop_back();
+        cached_bytes_ -= bytes;
+        return block;
+    }
+
+    void give(void* block, std::size_t bytes) {
+        std::vector<void*> released;
+        {
+            std::lock_guard lock(mutex_);
+            free_[bytes].push_back(block);
+            cached_bytes_ += bytes;
+            if (cached_bytes_ > kMaxCachedBytes) {  // over budget: hand everything back
+                for (auto& [size, blocks] : free_) released.insert(released.end(), blocks.begin(), blocks.end());
+                free_.clear();
+                cached_bytes_ = 0;
+            }
+        }
+        for (void* b : released) std::free(b);
+    }
+
+    std::int64_t cached_bytes() const {
+        std::lock_guard lock(mutex_);
+        return static_cast<std::int64_t>(cached_bytes_);
+    }
+
+    void release() {
+        std::lock_guard lock(mutex_);
+        for (auto& [size, blocks] : free_) {
+            for (void* b : blocks) std::free(b);
+        }
+        free_.clear();
+        cached_bytes_ = 0;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::unordered_map<std::size_t, std::vector<void*>> free_;
+    std::size_t cached_bytes_ = 0;
+};
+
+HostBlockCache& host_cache() {
+    static HostBlockCache* cache = new HostBlockCache;  // never destroyed: tensors may outlive statics
+    return *cache;
+}
+
+void notify(Device device, const void* address, std::int64_t bytes) {
+    const std::int64_t total = g_allocated[index_of(device)].fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    if (AllocationObserver observer = g_observer.load(std::memory_order_acquire)) {
+        const std::int64_t reserved = total + (device == Device::cpu ? host_cache().cached_bytes() : 0);
+        observer(AllocationEvent{device, address, bytes, total, reserved});
+    }
+}
+
+void* host_allocate(std::size_t bytes) {
+    if (bytes >= HostBlockCache::kMinCachedBytes) {
+        const std::size_t size = HostBlockCache::rounded(bytes);
+        if (void* block = host_cache().take(size)) return block;
+        void* block = std::aligned_alloc(HostBlockCache::kPage, size);
+        if (block == nullptr) throw std::bad_alloc();
+        return block;
+    }
+    // aligned_alloc needs a size that is a multiple of the alignment (and not 0).
+    const std::size_t size = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+    void* block = std::aligned_alloc(kHostAlignment, size == 0 ? kHostAlignment : size);
+    if (block == nullptr) throw std::bad_alloc();
+    return block;
+}
+
+void host_deallocate(void* block, std::size_t bytes) noexcept {
+    if (bytes >= HostBlockCache::kMinCachedBytes) {
+        try {
+            host_cache().give(block, HostBlockCache::rounded(bytes));
+            return;
+        } catch (...) {  // no memory for the free list: release the block instead
+        }
+    }
+    std::free(block);
+}
+
+}  // namespace
+
+void release_cached_memory() { host_cache().release(); }
+std::int64_t cached_bytes(Device device) { return device == Device::cpu ? host_cache().cached_bytes() : 0; }
+
+void set_allocation_observer(AllocationObserver observer) { g_observer.store(observer, std::memory_order_release); }
+
+std::int64_t allocated_bytes(Device device) { return g_allocated[index_of(device)].load(std::memory_order_relaxed); }
+
+namespace detail {
+
+void* allocate(Device device, std::size_t bytes) {
+    void* address = device == Device::cpu ? host_allocate(bytes) : cuda_backend::allocate(bytes, current_stream());
+    notify(device, address, static_cast<std::int64_t>(bytes));
+    return address;
+}
+
+void deallocate(Device device, void* address, std::size_t bytes) noexcept {
+    if (device == Device::cpu) {
+        host_deallocate(address, bytes);
+    } else {
+        cuda_backend::deallocate(address, current_stream());
+    }
+    notify(device, address, -static_cast<std::int64_t>(bytes));
+}
+
+}  // namespace detail
+}  // namespace vitals::kernels

@@ -1,0 +1,518 @@
+// The kernel-set operations: validation, the entry point the profiler hooks, and the
+// CPU implementations (Eigen for products, plain loops over the shared functors for
+// elementwise work). CUDA tensors go to cuda_backend.
+#include "vitals/kernels/ops.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Core>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+
+#include "cuda_backend.hpp"
+#include "elementwise.hpp"
+#include "vitals/kernels/cuda_context.hpp"
+#include "vitals/kernels/op_hooks.hpp"
+
+namespace vitals::kernels {
+namespace {
+
+template <class T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+template <class T>
+Eigen::Map<RowMatrix<T>> matrix(Tensor& t) {
+    return {t.data<T>(), t.size(0), t.size(1)};
+}
+template <class T>
+Eigen::Map<const RowMatrix<T>> matrix(const Tensor& t) {
+    return {t.data<T>(), t.size(0), t.size(1)};
+}
+
+[[noreturn]] void fail(const char* op, const std::string& problem) {
+    throw std::invalid_argument(fmt::format("{}: {}", op, problem));
+}
+
+void require_defined(const char* op, const Tensor& t, const char* name) {
+    if (!t.defined()) fail(op, fmt::format("{} is an undefined tensor", name));
+}
+
+void require_floating(const char* op, const Tensor& t, const char* name) {
+    require_defined(op, t, name);
+    if (t.dtype() != DType::f32 && t.dtype() != DType::f64) {
+        fail(op, fmt::format("{} must be float or double, got {}", name, describe(t)));
+    }
+}
+
+void require_dim(const char* op, const Tensor& t, std::int64_t dim, const char* name) {
+    if (t.dim() != dim) fail(op, fmt::format("{} must be {}-D, got {}", name, dim, describe(t)));
+}
+
+void require_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
+    if (a.dtype() != b.dtype()) {
+        fail(op, fmt::format("dtypes differ: {} and {}; convert one so both match", describe(a), describe(b)));
+    }
+}
+
+void require_same_device(const char* op, const Tensor& a, const Tensor& b) {
+    if (a.device() != b.device()) {
+        fail(op, fmt::format("tensors are on different devices: {} and {}; copy one with copy_to", describe(a), describe(b)));
+    }
+}
+
+void require_same_shape(const char* op, const Tensor& a, const Tensor& b) {
+    if (a.shape() != b.shape()) fail(op, fmt::format("shapes differ: {} and {}", describe(a), describe(b)));
+}
+
+// Calls f(T{}) with T the float type of `dtype`.
+template <class F>
+decltype(auto) with_float_type(DType dtype, F&& f) {
+    if (dtype == DType::f32) return f(float{});
+    return f(double{});
+}
+
+// Calls f(T{}) with T the C++ type of any dtype.
+template <class F>
+decltype(auto) with_any_type(DType dtype, F&& f) {
+    switch (dtype) {
+        case DType::f32: return f(float{});
+        case DType::f64: return f(double{});
+        case DType::boolean: return f(bool{});
+        case DType::i64: break;
+    }
+    return f(std::int64_t{});
+}
+
+template <class C, class A, class B>
+void assign_product(C&& c, const A& a, const B& b, bool accumulate) {
+    if (accumulate) {
+        c.noalias() += a * b;
+    } else {
+        c.noalias() = a * b;
+    }
+}
+
+// c (+)= op(a) @ op(b) on c's device.
+void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bool accumulate) {
+    const std::int64_t m = c.size(0), n = c.size(1), k = ta ? a.size(0) : a.size(1);
+    with_float_type(c.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (c.device() == Device::cuda) {
+            cuda_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate, current_stream());
+            return;
+        }
+        auto C = matrix<T>(c);
+        const auto A = matrix<T>(a);
+        const auto B = matrix<T>(b);
+        if (!ta && !tb) assign_product(C, A, B, accumulate);
+        if (!ta && tb) assign_product(C, A, B.transpose(), accumulate);
+        if (ta && !tb) assign_product(C, A.transpose(), B, accumulate);
+        if (ta && tb) assign_product(C, A.transpose(), B.transpose(), accumulate);
+    });
+}
+
+struct ProductShape {
+    std::int64_t m, n;
+};
+
+ProductShape check_product(const char* op, const Tensor& a, const Tensor& b, bool ta, bool tb) {
+    require_floating(op, a, "the first matrix");
+    require_floating(op, b, "the second matrix");
+    require_dim(op, a, 2, "the first matrix");
+    require_dim(op, b, 2, "the second matrix");
+    require_same_dtype(op, a, b);
+    require_same_device(op, a, b);
+    const std::int64_t ka = ta ? a.size(0) : a.size(1);
+    const std::int64_t kb = tb ? b.size(1) : b.size(0);
+    if (ka != kb) {
+        fail(op, fmt::format("inner dimensions differ: {}{} @ {}{} ({} vs {})", describe(a), ta ? "^T" : "", describe(b),
+                             tb ? "^T" : "", ka, kb));
+    }
+    return {ta ? a.size(1) : a.size(0), tb ? b.size(0) : b.size(1)};
+}
+
+// A predicate's bool as 1 or 0 of the output type; spelled as a select so that the loop
+// around it vectorises (GCC does not vectorise a bool-to-float cast).
+template <class Out, class V>
+Out to_output(V v) {
+    if constexpr (std::is_same_v<V, bool>) {
+        return v ? Out(1) : Out(0);
+    } else {
+        return static_cast<Out>(v);
+    }
+}
+
+// out[i] = f(x[i]) over a whole tensor, on the CPU.
+template <class In, class Out, class F>
+void cpu_map(const In* x, Out* out, std::int64_t n, F f) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = to_output<Out>(f(x[i]));
+}
+template <class T, class F>
+void cpu_map2(const T* x, const T* y, T* out, std::int64_t n, F f) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+}
+
+// Calls f(std::integral_constant<CompareOp, op>{}): the operator as a compile-time value.
+template <class F>
+void with_compare_op(CompareOp op, F&& f) {
+    switch (op) {
+        case CompareOp::gt: return f(std::integral_constant<CompareOp, CompareOp::gt>{});
+        case CompareOp::ge: return f(std::integral_constant<CompareOp, CompareOp::ge>{});
+        case CompareOp::lt: return f(std::integral_constant<CompareOp, CompareOp::lt>{});
+        case CompareOp::le: return f(std::integral_constant<CompareOp, CompareOp::le>{});
+        case CompareOp::eq: return f(std::integral_constant<CompareOp, CompareOp::eq>{});
+        case CompareOp::ne: return f(std::integral_constant<CompareOp, CompareOp::ne>{});
+    }
+}
+
+const char* compare_name(CompareOp op) {
+    switch (op) {
+        case CompareOp::gt: return "gt";
+        case CompareOp::ge: return "ge";
+        case CompareOp::lt: return "lt";
+        case CompareOp::le: return "le";
+        case CompareOp::eq: return "eq";
+        case CompareOp::ne: return "ne";
+    }
+    return "compare";
+}
+
+template <class T>
+std::int64_t cpu_count_nonzero(const T* x, std::int64_t n) {
+    const elementwise::IsNonZero<T> is_hit;
+    std::int64_t count = 0;
+    for (std::int64_t i = 0; i < n; ++i) count += is_hit(x[i]) ? 1 : 0;
+    return count;
+}
+
+// Room a chunk's buffer needs past its last index: compress_hits stores whole vectors.
+constexpr std::int64_t kCompressSlack = 8;
+
+// Writes the indices start..end-1 of the hits of x into `buffer` (end - start +
+// kCompressSlack long), returns how many.
+// Branch-free: every index is written, the cursor advances on a hit, so the speed does
+// not depend on how the hits are spread.
+template <class T>
+std::int64_t compress_hits(const T* x, std::int64_t start, std::int64_t end, std::int64_t* buffer) {
+    const elementwise::IsNonZero<T> is_hit;
+    std::int64_t count = 0;
+    std::int64_t i = start;
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+    // 8 lanes at a time: a lane mask of the hits, then compress-store their indices.
+    const __m512i step = _mm512_set1_epi64(8);
+    __m512i indices = _mm512_add_epi64(_mm512_set1_epi64(start), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+    for (; i + 8 <= end; i += 8) {
+        __mmask8 hits = 0;
+        if constexpr (sizeof(T) == 1) {
+            const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i));
+            hits = static_cast<__mmask8>(_mm_test_epi8_mask(bytes, bytes));
+        } else if constexpr (std::is_same_v<T, float>) {
+            hits = _mm256_cmp_ps_mask(_mm256_loadu_ps(x + i), _mm256_setzero_ps(), _CMP_NEQ_UQ);
+        } else if constexpr (std::is_same_v<T, double>) {
+            hits = _mm512_cmp_pd_mask(_mm512_loadu_pd(x + i), _mm512_setzero_pd(), _CMP_NEQ_UQ);
+        } else {
+            hits = _mm512_test_epi64_mask(_mm512_loadu_si512(x + i), _mm512_loadu_si512(x + i));
+        }
+        // Compress in a register and store all 8 lanes (the buffer has 8 lanes of slack):
+        // a compress straight to memory is microcoded and slow on AMD Zen 4.
+        _mm512_storeu_si512(buffer + count, _mm512_maskz_compress_epi64(hits, indices));
+        count += __builtin_popcount(hits);
+        indices = _mm512_add_epi64(indices, step);
+    }
+#endif
+    for (; i < end; ++i) {
+        buffer[count] = i;
+        count += is_hit(x[i]) ? 1 : 0;
+    }
+    return count;
+}
+
+// Calls emit(flat_indices, count) for the hits of each chunk of x, in order, so only
+// whole runs of hits reach the output.
+template <class T, class Emit>
+void cpu_for_each_hit_chunk(const T* x, std::int64_t n, Emit&& emit) {
+    constexpr std::int64_t kChunk = 2048;  // 16 KiB of indices: stays in L1
+    std::int64_t buffer[kChunk + kCompressSlack];
+    for (std::int64_t start = 0; start < n; start += kChunk) {
+        const std::int64_t end = std::min(n, start + kChunk);
+        emit(static_cast<const std::int64_t*>(buffer), compress_hits(x, start, end, buffer));
+    }
+}
+
+// Row-major coordinates of flat indices.
+void cpu_unravel(const std::int64_t* flat, std::int64_t count, const Shape& shape, std::int64_t* out) {
+    const auto dims = static_cast<std::int64_t>(shape.size());
+    for (std::int64_t i = 0; i < count; ++i) {
+        std::int64_t rest = flat[i];
+        for (std::int64_t d = dims - 1; d >= 0; --d) {
+            const std::int64_t extent = shape[static_cast<std::size_t>(d)];
+            out[i * dims + d] = rest % extent;
+            rest /= extent;
+        }
+    }
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
+    OpScope scope("matmul", {&a, &b});
+    const ProductShape s = check_product("matmul", a, b, transpose_a, transpose_b);
+    Tensor out = Tensor::empty({s.m, s.n}, a.dtype(), a.device());
+    gemm_into(out, a, b, transpose_a, transpose_b, false);
+    return out;
+}
+
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, bool transpose_b) {
+    OpScope scope("addmm", {&bias, &a, &b});
+    const ProductShape s = check_product("addmm", a, b, false, transpose_b);
+    require_floating("addmm", bias, "bias");
+    require_same_dtype("addmm", bias, a);
+    require_same_device("addmm", bias, a);
+    if (bias.dim() != 1 || bias.size(0) != s.n) {
+        fail("addmm", fmt::format("bias must have shape [{}] for a [{}, {}] product, got {}", s.n, s.m, s.n, describe(bias)));
+    }
+    Tensor out = Tensor::empty({s.m, s.n}, a.dtype(), a.device());
+    with_float_type(a.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (out.device() == Device::cuda) {
+            cuda_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n, current_stream());
+        } else {
+            const Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>> row(bias.data<T>(), s.n);
+            matrix<T>(out).rowwise() = row;
+        }
+    });
+    gemm_into(out, a, b, false, transpose_b, true);
+    return out;
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+    OpScope scope("linear", {&x, &weight, &bias});
+    require_dim("linear", weight, 2, "weight");
+    require_dim("linear", x, 2, "input");
+    if (x.size(1) != weight.size(1)) {
+        fail("linear", fmt::format("input {} has {} features but weight {} expects {}", describe(x), x.size(1),
+                                   describe(weight), weight.size(1)));
+    }
+    return addmm(bias, x, weight, /*transpose_b=*/true);
+}
+
+Tensor sum_rows(const Tensor& x) {
+    OpScope scope("sum_rows", {&x});
+    require_floating("sum_rows", x, "input");
+    require_dim("sum_rows", x, 2, "input");
+    Tensor out = Tensor::empty({x.size(1)}, x.dtype(), x.device());
+    with_float_type(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (x.device() == Device::cuda) {
+            cuda_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1), current_stream());
+            return;
+        }
+        Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>(out.data<T>(), x.size(1)) = matrix<T>(x).colwise().sum();
+    });
+    return out;
+}
+
+Tensor relu(const Tensor& x) {
+    OpScope scope("relu", {&x});
+    require_floating("relu", x, "input");
+    Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+    with_float_type(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (x.device() == Device::cuda) {
+            cuda_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel(), current_stream());
+        } else {
+            cpu_map(x.data<T>(), out.data<T>(), x.numel(), elementwise::Relu{});
+        }
+    });
+    return out;
+}
+
+Tensor relu_backward(const Tensor& grad, const Tensor& input) {
+    OpScope scope("relu_backward", {&grad, &input});
+    require_floating("relu_backward", grad, "grad");
+    require_same_dtype("relu_backward", grad, input);
+    require_same_device("relu_backward", grad, input);
+    require_same_shape("relu_backward", grad, input);
+    Tensor out = Tensor::empty(grad.shape(), grad.dtype(), grad.device());
+    with_float_type(grad.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (grad.device() == Device::cuda) {
+            cuda_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel(), current_stream());
+        } else {
+            cpu_map2(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel(), elementwise::ReluBackward{});
+        }
+    });
+    return out;
+}
+
+Tensor compare(const Tensor& x, CompareOp op, double scalar, DType mask_dtype) {
+    const char* name = compare_name(op);
+    OpScope scope(name, {&x});
+    require_floating(name, x, "input");
+    if (mask_dtype == DType::i64) fail(name, "the mask dtype must be bool, float or double, not int64");
+    Tensor out = Tensor::empty(x.shape(), mask_dtype, x.device());
+    with_float_type(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        with_any_type(mask_dtype, [&](auto mask_zero) {
+            using M = decltype(mask_zero);
+            if constexpr (!std::is_same_v<M, std::int64_t>) {
+                if (x.device() == Device::cuda) {
+                    cuda_backend::compare<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel(),
+                                                current_stream());
+                } else {
+                    with_compare_op(op, [&](auto op_constant) {
+                        const elementwise::CompareTo<decltype(op_constant)::value, T> predicate{static_cast<T>(scalar)};
+                        cpu_map(x.data<T>(), out.data<M>(), x.numel(), predicate);
+                    });
+                }
+            }
+        });
+    });
+    return out;
+}
+
+Tensor nonzero(const Tensor& x) {
+    OpScope scope("nonzero", {&x});
+    require_defined("nonzero", x, "input");
+    const std::int64_t n = x.numel();
+    const auto dims = std::max<std::int64_t>(x.dim(), 1);  // a 0-D tensor reports like a 1-element one
+    const Shape shape = x.dim() == 0 ? Shape{1} : x.shape();
+    if (x.device() == Device::cuda) {
+        // Flat indices first (capacity n), then coordinates for the hits.
+        Tensor flat = Tensor::empty({n}, DType::i64, x.device());
+        const std::int64_t count =
+            cuda_backend::nonzero_flat(x.raw_data(), x.dtype(), n, flat.data<std::int64_t>(), current_stream());
+        Tensor out = Tensor::empty({count, dims}, DType::i64, x.device());
+        if (count > 0) {
+            cuda_backend::unravel(flat.data<std::int64_t>(), count, shape, out.data<std::int64_t>(), current_stream());
+        }
+        return out;
+    }
+    // CPU: count, allocate exactly, then write the hits chunk by chunk.
+    return with_any_type(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        const T* values = x.data<T>();
+        Tensor out = Tensor::empty({cpu_count_nonzero(values, n), dims}, DType::i64, Device::cpu);
+        std::int64_t* cursor = out.data<std::int64_t>();
+        cpu_for_each_hit_chunk(values, n, [&](const std::int64_t* flat, std::int64_t count) {
+            if (dims == 1) {
+                std::memcpy(cursor, flat, static_cast<std::size_t>(count) * sizeof(std::int64_t));
+            } else {
+                cpu_unravel(flat, count, shape, cursor);
+            }
+            cursor += count * dims;
+        });
+        return out;
+    });
+}
+
+Tensor masked_select(const Tensor& x, const Tensor& mask) {
+    OpScope scope("masked_select", {&x, &mask});
+    require_floating("masked_select", x, "input");
+    require_defined("masked_select", mask, "mask");
+    require_same_device("masked_select", x, mask);
+    require_same_shape("masked_select", x, mask);
+    const std::int64_t n = x.numel();
+    return with_float_type(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (x.device() == Device::cuda) {
+            Tensor buffer = Tensor::empty({n}, x.dtype(), x.device());
+            const std::int64_t count = cuda_backend::masked_select<T>(x.data<T>(), mask.raw_data(), mask.dtype(), n,
+                                                                      buffer.data<T>(), current_stream());
+            Tensor out = Tensor::empty({count}, x.dtype(), x.device());
+            if (count > 0) {
+                cuda_backend::copy(out.raw_data(), buffer.raw_data(), out.nbytes(),
+                                   cuda_backend::CopyKind::device_to_device, current_stream());
+            }
+            return out;
+        }
+        return with_any_type(mask.dtype(), [&](auto mask_zero) {
+            using M = decltype(mask_zero);
+            const M* m = mask.data<M>();
+            const T* values = x.data<T>();
+            Tensor out = Tensor::empty({cpu_count_nonzero(m, n)}, x.dtype(), Device::cpu);
+            T* cursor = out.data<T>();
+            cpu_for_each_hit_chunk(m, n, [&](const std::int64_t* flat, std::int64_t count) {
+                for (std::int64_t i = 0; i < count; ++i) cursor[i] = values[flat[i]];
+                cursor += count;
+            });
+            return out;
+        });
+    });
+}
+
+Tensor mse_loss(const Tensor& pred, const Tensor& target) {
+    OpScope scope("mse_loss", {&pred, &target});
+    require_floating("mse_loss", pred, "prediction");
+    require_same_dtype("mse_loss", pred, target);
+    require_same_device("mse_loss", pred, target);
+    require_same_shape("mse_loss", pred, target);
+    Tensor out = Tensor::empty({}, pred.dtype(), pred.device());
+    with_float_type(pred.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        const std::int64_t n = pred.numel();
+        if (pred.device() == Device::cuda) {
+            cuda_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
+            return;
+        }
+        const T* p = pred.data<T>();
+        const T* t = target.data<T>();
+        const elementwise::SquaredError<T> squared;
+        double sum = 0.0;  // double accumulation: a float sum of many terms drifts
+        for (std::int64_t i = 0; i < n; ++i) sum += squared(p[i], t[i]);
+        *out.data<T>() = n == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(sum / static_cast<double>(n));
+    });
+    return out;
+}
+
+Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
+    OpScope scope("mse_loss_backward", {&pred, &target});
+    require_floating("mse_loss_backward", pred, "prediction");
+    require_same_dtype("mse_loss_backward", pred, target);
+    require_same_device("mse_loss_backward", pred, target);
+    require_same_shape("mse_loss_backward", pred, target);
+    Tensor out = Tensor::empty(pred.shape(), pred.dtype(), pred.device());
+    with_float_type(pred.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        const std::int64_t n = pred.numel();
+        if (pred.device() == Device::cuda) {
+            cuda_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
+        } else {
+            const elementwise::MseBackward<T> grad{static_cast<T>(2.0 / static_cast<double>(n))};
+            cpu_map2(pred.data<T>(), target.data<T>(), out.data<T>(), n, grad);
+        }
+    });
+    return out;
+}
+
+void sgd_step(Tensor& param, const Tensor& grad, double lr) {
+    OpScope scope("sgd_step", {&param, &grad});
+    require_floating("sgd_step", param, "parameter");
+    require_same_dtype("sgd_step", param, grad);
+    require_same_device("sgd_step", param, grad);
+    require_same_shape("sgd_step", param, grad);
+    if (!std::isfinite(lr)) fail("sgd_step", fmt::format("learning rate must be finite, got {}", lr));
+    with_float_type(param.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (param.device() == Device::cuda) {
+            cuda_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel(), current_stream());
+        } else {
+            T* p = param.data<T>();
+            cpu_map2(p, grad.data<T>(), p, param.numel(), elementwise::SgdStep<T>{static_cast<T>(lr)});
+        }
+    });
+}
+
+Tensor copy_to(const Tensor& x, Device device) {
+    OpScope scope("copy_to", {&x});
+    require_defined("copy_to", x, "input");
+    return x.to(device);
+}
+
+}  // namespace vitals::kernels
