@@ -10,9 +10,14 @@
 #include <sstream>
 #include <string>
 
+#include "vitals/cuda_support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
+
+// The cases' own view of the machine: does `vitals` see a usable GPU?
+bool vitals_has_gpu() { return vitals::cuda_unavailable_reason().empty(); }
 
 struct CommandResult {
     int exit_code;
@@ -68,8 +73,10 @@ TEST_F(Cli, ListPrintsOneNameALine) {
     const CommandResult r = run_vitals("list");
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("matmul/128x128/cpu-f32\n"), std::string::npos);
-    const CommandResult filtered = run_vitals("list --filter 'f64$'");
-    EXPECT_EQ(filtered.out, "matmul/64x64/cpu-f64\nmatmul/128x128/cpu-f64\nmatmul/256x256/cpu-f64\n");
+    EXPECT_NE(r.out.find("mask_indices/1M/cpu-after\n"), std::string::npos);
+    EXPECT_NE(r.out.find("mlp_train_step/32x512/cuda-f32\n"), std::string::npos);  // listed even without a GPU
+    const CommandResult filtered = run_vitals("list --filter '^matmul/.*cpu-f64$'");
+    EXPECT_EQ(filtered.out, "matmul/128x128/cpu-f64\nmatmul/512x512/cpu-f64\nmatmul/1024x1024/cpu-f64\n");
 }
 
 TEST_F(Cli, HelpExitsZero) {
@@ -88,50 +95,55 @@ TEST_F(Cli, UsageErrorsExitTwoWithAMessage) {
     expect_usage_error("list --bogus", "--bogus");
     expect_usage_error("timeit", "name");
     expect_usage_error("timeit matmul/128x128/cpu-f33", "did you mean 'matmul/128x128/cpu-f32'");
+    expect_usage_error("timeit relu/32x1024/cpu", "did you mean 'relu/32x1024/cpu-f32'");
     expect_usage_error("timeit no/such/case", "'vitals list'");
     expect_usage_error("list --filter '('", "invalid --filter regex");
     expect_usage_error("run --filter 'nothing-matches-this'", "no case matches");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time 0", "--min-run-time");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time -1", "--min-run-time");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time nan", "finite");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time inf", "finite");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --min-run-time abc", "--min-run-time");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --adaptive --threshold 1.5", "--threshold");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --adaptive --threshold 0", "--threshold");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --threshold 0.1", "--adaptive");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --number 0", "--number");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --number 10 --adaptive", "--number");
-    expect_usage_error("timeit matmul/64x64/cpu-f32 --json", "--json");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --min-run-time 0", "--min-run-time");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --min-run-time -1", "--min-run-time");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --min-run-time nan", "finite");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --min-run-time inf", "finite");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --min-run-time abc", "--min-run-time");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --adaptive --threshold 1.5", "--threshold");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --adaptive --threshold 0", "--threshold");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --threshold 0.1", "--adaptive");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --number 0", "--number");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --number 10 --adaptive", "--number");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --json", "--json");
     expect_usage_error("run --adaptive --min-run-time 2 --max-run-time 1", "--max-run-time");
 }
 
 TEST_F(Cli, TimeitPrintsTheMeasurement) {
-    const CommandResult r = run_vitals("timeit matmul/64x64/cpu-f32 --min-run-time 0.02");
+    const CommandResult r = run_vitals("timeit relu/32x1024/cpu-f32 --min-run-time 0.02");
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out.rfind("x @ y: 64x64\neigen f32\n  Median: ", 0), 0u) << r.out;
+    EXPECT_EQ(r.out.rfind("relu: 32x1024\ncpu f32\n  Median: ", 0), 0u) << r.out;
     EXPECT_NE(r.out.find("runs per measurement, 1 thread"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, TimeitNumberIsOneBlock) {
-    const CommandResult r = run_vitals("timeit matmul/64x64/cpu-f32 --number 20");
+    const CommandResult r = run_vitals("timeit relu/32x1024/cpu-f32 --number 20");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("1 measurement, 20 runs , 1 thread"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, RunWritesJsonAndPrintsATableWithProgress) {
     const fs::path json_path = dir_ / "results.json";
-    const CommandResult r = run_vitals("run --filter '64x64' --min-run-time 0.01 --json " + json_path.string());
+    const CommandResult r = run_vitals("run --filter '^relu/' --min-run-time 0.01 --json " + json_path.string());
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.err.find("[1/2] matmul/64x64/cpu-f32"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("[2/2] matmul/64x64/cpu-f64"), std::string::npos) << r.err;
-    EXPECT_NE(r.out.find("x @ y"), std::string::npos);
-    EXPECT_NE(r.out.find("eigen f32  |  eigen f64"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("[1/4] relu/32x1024/cpu-f32"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("[2/4] relu/32x1024/cpu-f64"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("[-"), std::string::npos);
+    EXPECT_NE(r.out.find("cpu f32  |  cpu f64"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("Times are in"), std::string::npos);
+    if (!vitals_has_gpu()) {  // the CUDA cases are listed as skipped, never dropped
+        EXPECT_NE(r.out.find("2 cases skipped:\n  relu/32x1024/cuda-f32: "), std::string::npos) << r.out;
+    }
     const auto doc = nlohmann::json::parse(slurp(json_path));
     EXPECT_EQ(doc.at("context").at("vitals_schema_version"), 1);
     std::set<std::string> names;
     for (const auto& b : doc.at("benchmarks")) names.insert(b.at("run_name").get<std::string>());
-    EXPECT_EQ(names, (std::set<std::string>{"matmul/64x64/cpu-f32", "matmul/64x64/cpu-f64"}));
+    EXPECT_EQ(names, (std::set<std::string>{"relu/32x1024/cpu-f32", "relu/32x1024/cpu-f64", "relu/32x1024/cuda-f32",
+                                            "relu/32x1024/cuda-f64"}));
     // No temporary file left beside it.
     int files = 0;
     for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
@@ -139,20 +151,20 @@ TEST_F(Cli, RunWritesJsonAndPrintsATableWithProgress) {
 }
 
 TEST_F(Cli, AdaptiveRunWorks) {
-    const CommandResult r = run_vitals("timeit matmul/64x64/cpu-f32 --adaptive --threshold 0.5 --max-run-time 2");
+    const CommandResult r = run_vitals("timeit relu/32x1024/cpu-f32 --adaptive --threshold 0.5 --max-run-time 2");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("Median:"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, UnwritableOutputFailsBeforeRunningAndKeepsOldFile) {
     const fs::path missing = dir_ / "no-such-folder" / "out.json";
-    CommandResult r = run_vitals("timeit matmul/64x64/cpu-f32 --min-run-time 0.01 --json " + missing.string());
+    CommandResult r = run_vitals("timeit relu/32x1024/cpu-f32 --min-run-time 0.01 --json " + missing.string());
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.err.rfind("vitals: error: cannot write", 0), 0u) << r.err;
     EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "");  // failed before measuring
 
-    r = run_vitals("timeit matmul/64x64/cpu-f32 --min-run-time 0.01 --json " + dir_.string());
+    r = run_vitals("timeit relu/32x1024/cpu-f32 --min-run-time 0.01 --json " + dir_.string());
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("is a folder"), std::string::npos) << r.err;
 
@@ -161,7 +173,7 @@ TEST_F(Cli, UnwritableOutputFailsBeforeRunningAndKeepsOldFile) {
         fs::create_directories(locked);
         std::ofstream(locked / "old.json") << "previous results";
         fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
-        r = run_vitals("timeit matmul/64x64/cpu-f32 --min-run-time 0.01 --json " + (locked / "old.json").string());
+        r = run_vitals("timeit relu/32x1024/cpu-f32 --min-run-time 0.01 --json " + (locked / "old.json").string());
         EXPECT_EQ(r.exit_code, 1);
         fs::permissions(locked, fs::perms::owner_all);
         EXPECT_EQ(slurp(locked / "old.json"), "previous results");

@@ -183,11 +183,41 @@ const char* compare_name(CompareOp op) {
     return "compare";
 }
 
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define VITALS_AVX512_NONZERO 1
+// One bit per element of x[0..8): set where the element is non-zero.
+template <class T>
+__mmask8 hit_mask8(const T* x) {
+    if constexpr (sizeof(T) == 1) {
+        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
+        return static_cast<__mmask8>(_mm_test_epi8_mask(bytes, bytes));
+    } else if constexpr (std::is_same_v<T, float>) {
+        return _mm256_cmp_ps_mask(_mm256_loadu_ps(x), _mm256_setzero_ps(), _CMP_NEQ_UQ);
+    } else if constexpr (std::is_same_v<T, double>) {
+        return _mm512_cmp_pd_mask(_mm512_loadu_pd(x), _mm512_setzero_pd(), _CMP_NEQ_UQ);
+    } else {
+        const __m512i v = _mm512_loadu_si512(x);
+        return _mm512_test_epi64_mask(v, v);
+    }
+}
+#endif
+
 template <class T>
 std::int64_t cpu_count_nonzero(const T* x, std::int64_t n) {
-    const elementwise::IsNonZero<T> is_hit;
     std::int64_t count = 0;
-    for (std::int64_t i = 0; i < n; ++i) count += is_hit(x[i]) ? 1 : 0;
+    std::int64_t i = 0;
+#if VITALS_AVX512_NONZERO
+    if constexpr (sizeof(T) == 1) {
+        for (; i + 64 <= n; i += 64) {
+            const __m512i bytes = _mm512_loadu_si512(x + i);
+            count += __builtin_popcountll(_mm512_test_epi8_mask(bytes, bytes));
+        }
+    } else {
+        for (; i + 8 <= n; i += 8) count += __builtin_popcount(hit_mask8(x + i));
+    }
+#endif
+    const elementwise::IsNonZero<T> is_hit;
+    for (; i < n; ++i) count += is_hit(x[i]) ? 1 : 0;
     return count;
 }
 
@@ -203,22 +233,12 @@ std::int64_t compress_hits(const T* x, std::int64_t start, std::int64_t end, std
     const elementwise::IsNonZero<T> is_hit;
     std::int64_t count = 0;
     std::int64_t i = start;
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-    // 8 lanes at a time: a lane mask of the hits, then compress-store their indices.
+#if VITALS_AVX512_NONZERO
+    // 8 lanes at a time: a lane mask of the hits, then compress their indices.
     const __m512i step = _mm512_set1_epi64(8);
     __m512i indices = _mm512_add_epi64(_mm512_set1_epi64(start), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
     for (; i + 8 <= end; i += 8) {
-        __mmask8 hits = 0;
-        if constexpr (sizeof(T) == 1) {
-            const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i));
-            hits = static_cast<__mmask8>(_mm_test_epi8_mask(bytes, bytes));
-        } else if constexpr (std::is_same_v<T, float>) {
-            hits = _mm256_cmp_ps_mask(_mm256_loadu_ps(x + i), _mm256_setzero_ps(), _CMP_NEQ_UQ);
-        } else if constexpr (std::is_same_v<T, double>) {
-            hits = _mm512_cmp_pd_mask(_mm512_loadu_pd(x + i), _mm512_setzero_pd(), _CMP_NEQ_UQ);
-        } else {
-            hits = _mm512_test_epi64_mask(_mm512_loadu_si512(x + i), _mm512_loadu_si512(x + i));
-        }
+        const __mmask8 hits = hit_mask8(x + i);
         // Compress in a register and store all 8 lanes (the buffer has 8 lanes of slack):
         // a compress straight to memory is microcoded and slow on AMD Zen 4.
         _mm512_storeu_si512(buffer + count, _mm512_maskz_compress_epi64(hits, indices));

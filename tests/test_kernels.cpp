@@ -1,0 +1,350 @@
+// The kernel set on the CPU: every operation against a naive reference loop.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+#include <vitals/kernels/kernels.hpp>
+
+#include "vitals/cuda_support.hpp"
+
+namespace k = vitals::kernels;
+using k::Device;
+using k::DType;
+using k::Tensor;
+
+namespace {
+
+// Naive row-major C = op(A) op(B), in double.
+std::vector<double> naive_matmul(const std::vector<double>& a, const std::vector<double>& b, std::int64_t m,
+                                 std::int64_t n, std::int64_t kk, bool ta, bool tb) {
+    std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+    for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+            double sum = 0;
+            for (std::int64_t p = 0; p < kk; ++p) {
+                const double av = ta ? a[static_cast<std::size_t>(p * m + i)] : a[static_cast<std::size_t>(i * kk + p)];
+                const double bv = tb ? b[static_cast<std::size_t>(j * kk + p)] : b[static_cast<std::size_t>(p * n + j)];
+                sum += av * bv;
+            }
+            c[static_cast<std::size_t>(i * n + j)] = sum;
+        }
+    }
+    return c;
+}
+
+template <class T>
+std::vector<double> values(const Tensor& t) {
+    const std::vector<T> v = t.to_vector<T>();
+    return std::vector<double>(v.begin(), v.end());
+}
+
+std::vector<double> as_double(const Tensor& t) {
+    return t.dtype() == DType::f32 ? values<float>(t) : values<double>(t);
+}
+
+// Tolerances: float products accumulate k rounding errors of ~6e-8 each.
+double tolerance(DType dtype) { return dtype == DType::f32 ? 1e-4 : 1e-11; }
+
+void expect_close(const std::vector<double>& actual, const std::vector<double>& expected, double rel) {
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+        ASSERT_NEAR(actual[i], expected[i], rel * (1.0 + std::fabs(expected[i]))) << "at " << i;
+    }
+}
+
+class KernelsByDtype : public ::testing::TestWithParam<DType> {};
+
+}  // namespace
+
+TEST(Tensor, ShapeDtypeAndStorage) {
+    const Tensor t = Tensor::zeros({2, 3}, DType::f32);
+    EXPECT_TRUE(t.defined());
+    EXPECT_EQ(t.numel(), 6);
+    EXPECT_EQ(t.nbytes(), 24u);
+    EXPECT_EQ(t.size(-1), 3);
+    EXPECT_EQ(t.to_vector<float>(), std::vector<float>(6, 0.0f));
+    EXPECT_EQ(k::describe(t), "float[2, 3] cpu");
+    EXPECT_THROW(t.to_vector<double>(), std::invalid_argument);
+    EXPECT_THROW(t.size(2), std::out_of_range);
+    EXPECT_THROW(Tensor::empty({2, -1}, DType::f32), std::invalid_argument);
+    EXPECT_FALSE(Tensor().defined());
+    EXPECT_EQ(Tensor::empty({0, 4}, DType::f64).numel(), 0);
+}
+
+TEST(Tensor, RandnIsSeededAndSharedAcrossDtypes) {
+    const Tensor a = Tensor::randn({1000}, DType::f64, Device::cpu, 42);
+    const Tensor b = Tensor::randn({1000}, DType::f64, Device::cpu, 42);
+    const Tensor c = Tensor::randn({1000}, DType::f32, Device::cpu, 42);
+    EXPECT_EQ(a.to_vector<double>(), b.to_vector<double>());
+    const auto av = a.to_vector<double>();
+    const auto cv = c.to_vector<float>();
+    for (std::size_t i = 0; i < av.size(); ++i) EXPECT_EQ(cv[i], static_cast<float>(av[i]));
+    double mean = 0;
+    for (double v : av) mean += v / 1000.0;
+    EXPECT_NEAR(mean, 0.0, 0.15);
+    EXPECT_THROW(Tensor::randn({2}, DType::i64), std::invalid_argument);
+}
+
+TEST(Tensor, CudaTensorWithoutADeviceSaysWhy) {
+    const std::string reason = vitals::cuda_unavailable_reason();
+    if (reason.empty()) GTEST_SKIP() << "a CUDA device is present";
+    try {
+        Tensor::zeros({4}, DType::f32, Device::cuda);
+        FAIL() << "expected an error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot make a CUDA tensor [4]"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+}
+
+TEST(Allocator, ObserverSeesEveryAllocationAndFree) {
+    static std::vector<k::AllocationEvent> events;
+    events.clear();
+    k::set_allocation_observer([](const k::AllocationEvent& e) { events.push_back(e); });
+    const std::int64_t before = k::allocated_bytes(Device::cpu);
+    {
+        const Tensor t = Tensor::empty({1000}, DType::f64);
+        EXPECT_EQ(k::allocated_bytes(Device::cpu), before + 8000);
+    }
+    k::set_allocation_observer(nullptr);
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[0].bytes, 8000);
+    EXPECT_EQ(events[1].bytes, -8000);
+    EXPECT_EQ(events[0].address, events[1].address);
+    EXPECT_EQ(events[0].total_allocated, before + 8000);
+    EXPECT_EQ(events[1].total_allocated, before);
+    EXPECT_GE(events[0].total_reserved, events[0].total_allocated);
+    EXPECT_EQ(k::allocated_bytes(Device::cpu), before);
+}
+
+TEST(Allocator, LargeHostBlocksAreReused) {
+    k::release_cached_memory();
+    const void* first = nullptr;
+    {
+        Tensor t = Tensor::empty({1 << 20}, DType::f32);
+        first = t.raw_data();
+    }
+    EXPECT_GE(k::cached_bytes(Device::cpu), 4 << 20);
+    const Tensor again = Tensor::empty({1 << 20}, DType::f32);
+    EXPECT_EQ(again.raw_data(), first);
+    k::release_cached_memory();
+    EXPECT_EQ(k::cached_bytes(Device::cpu), 0);
+}
+
+TEST_P(KernelsByDtype, MatmulEqualsNaiveLoopsForEveryTranspose) {
+    const DType dtype = GetParam();
+    const std::int64_t m = 7, n = 5, kk = 9;
+    for (bool ta : {false, true}) {
+        for (bool tb : {false, true}) {
+            SCOPED_TRACE(std::to_string(ta) + std::to_string(tb));
+            const Tensor a = Tensor::randn(ta ? k::Shape{kk, m} : k::Shape{m, kk}, dtype, Device::cpu, 1);
+            const Tensor b = Tensor::randn(tb ? k::Shape{n, kk} : k::Shape{kk, n}, dtype, Device::cpu, 2);
+            const Tensor c = k::matmul(a, b, ta, tb);
+            EXPECT_EQ(c.shape(), (k::Shape{m, n}));
+            expect_close(as_double(c), naive_matmul(as_double(a), as_double(b), m, n, kk, ta, tb), tolerance(dtype));
+        }
+    }
+}
+
+TEST_P(KernelsByDtype, LinearIsAddmmWithTransposedWeight) {
+    const DType dtype = GetParam();
+    const Tensor x = Tensor::randn({4, 6}, dtype, Device::cpu, 1);
+    const Tensor w = Tensor::randn({3, 6}, dtype, Device::cpu, 2);
+    const Tensor b = Tensor::randn({3}, dtype, Device::cpu, 3);
+    std::vector<double> expected = naive_matmul(as_double(x), as_double(w), 4, 3, 6, false, true);
+    const std::vector<double> bias = as_double(b);
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += bias[i % 3];
+    expect_close(as_double(k::linear(x, w, b)), expected, tolerance(dtype));
+    expect_close(as_double(k::addmm(b, x, w, true)), expected, tolerance(dtype));
+}
+
+TEST_P(KernelsByDtype, SumRowsReluAndBackward) {
+    const DType dtype = GetParam();
+    const Tensor x = Tensor::randn({5, 4}, dtype, Device::cpu, 3);
+    const std::vector<double> xv = as_double(x);
+    std::vector<double> sums(4, 0.0), relu(20), back(20);
+    const Tensor g = Tensor::randn({5, 4}, dtype, Device::cpu, 4);
+    const std::vector<double> gv = as_double(g);
+    for (std::size_t i = 0; i < 20; ++i) {
+        sums[i % 4] += xv[i];
+        relu[i] = xv[i] > 0 ? xv[i] : 0;
+        back[i] = xv[i] > 0 ? gv[i] : 0;
+    }
+    expect_close(as_double(k::sum_rows(x)), sums, tolerance(dtype));
+    EXPECT_EQ(as_double(k::relu(x)), relu);  // exact
+    EXPECT_EQ(as_double(k::relu_backward(g, x)), back);
+}
+
+TEST_P(KernelsByDtype, ComparisonsInEveryMaskDtype) {
+    const DType dtype = GetParam();
+    const Tensor x = Tensor::from_vector<double>({6}, {-1.0, 0.0, 0.5, 1.0, 2.0, 0.5});
+    const Tensor xd = dtype == DType::f64 ? x : Tensor::from_vector<float>({6}, {-1.0f, 0.0f, 0.5f, 1.0f, 2.0f, 0.5f});
+    const struct {
+        k::CompareOp op;
+        std::vector<bool> expected;
+    } cases[] = {
+        {k::CompareOp::gt, {false, false, false, true, true, false}},
+        {k::CompareOp::ge, {false, false, true, true, true, true}},
+        {k::CompareOp::lt, {true, true, false, false, false, false}},
+        {k::CompareOp::le, {true, true, true, false, false, true}},
+        {k::CompareOp::eq, {false, false, true, false, false, true}},
+        {k::CompareOp::ne, {true, true, false, true, true, false}},
+    };
+    for (const auto& c : cases) {
+        const Tensor as_bool = k::compare(xd, c.op, 0.5, DType::boolean);
+        const Tensor as_float = k::compare(xd, c.op, 0.5, DType::f32);
+        const Tensor as_double = k::compare(xd, c.op, 0.5, DType::f64);
+        EXPECT_EQ(as_bool.dtype(), DType::boolean);
+        const auto b = as_bool.to_vector<bool>();
+        const auto f = as_float.to_vector<float>();
+        const auto d = as_double.to_vector<double>();
+        for (std::size_t i = 0; i < 6; ++i) {
+            EXPECT_EQ(b[i], c.expected[i]);
+            EXPECT_EQ(f[i], c.expected[i] ? 1.0f : 0.0f);
+            EXPECT_EQ(d[i], c.expected[i] ? 1.0 : 0.0);
+        }
+    }
+    EXPECT_THROW(k::compare(xd, k::CompareOp::gt, 0.0, DType::i64), std::invalid_argument);
+}
+
+TEST_P(KernelsByDtype, MseLossBackwardAndSgd) {
+    const DType dtype = GetParam();
+    const Tensor p = Tensor::randn({3, 4}, dtype, Device::cpu, 5);
+    const Tensor t = Tensor::randn({3, 4}, dtype, Device::cpu, 6);
+    const auto pv = as_double(p), tv = as_double(t);
+    double loss = 0;
+    std::vector<double> grad(12), stepped(12);
+    for (std::size_t i = 0; i < 12; ++i) {
+        loss += (pv[i] - tv[i]) * (pv[i] - tv[i]) / 12.0;
+        grad[i] = 2.0 * (pv[i] - tv[i]) / 12.0;
+        stepped[i] = pv[i] - 0.1 * tv[i];
+    }
+    const Tensor l = k::mse_loss(p, t);
+    EXPECT_EQ(l.dim(), 0);
+    expect_close(as_double(l), {loss}, tolerance(dtype));
+    expect_close(as_double(k::mse_loss_backward(p, t)), grad, tolerance(dtype));
+    Tensor param = p.to(Device::cpu);
+    k::sgd_step(param, t, 0.1);
+    expect_close(as_double(param), stepped, tolerance(dtype));
+}
+
+INSTANTIATE_TEST_SUITE_P(FloatAndDouble, KernelsByDtype, ::testing::Values(DType::f32, DType::f64),
+                         [](const auto& info) { return std::string(k::dtype_short_name(info.param)); });
+
+TEST(Nonzero, OneDimensionalInOrder) {
+    const Tensor x = Tensor::from_vector<float>({7}, {0, 1.5f, 0, -2, 0, 0, 3});
+    const Tensor idx = k::nonzero(x);
+    EXPECT_EQ(idx.shape(), (k::Shape{3, 1}));
+    EXPECT_EQ(idx.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 3, 6}));
+}
+
+TEST(Nonzero, RowsOfCoordinatesLikeTorch) {
+    // torch.nonzero(torch.tensor([[0,1,0],[1,0,1]])) == [[0,1],[1,0],[1,2]]
+    const Tensor x = Tensor::from_vector<double>({2, 3}, {0, 1, 0, 1, 0, 1});
+    const Tensor idx = k::nonzero(x);
+    EXPECT_EQ(idx.shape(), (k::Shape{3, 2}));
+    EXPECT_EQ(idx.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 1, 0, 1, 2}));
+    const Tensor cube = Tensor::from_vector<std::int64_t>({2, 2, 2}, {0, 0, 0, 5, 7, 0, 0, 0});
+    EXPECT_EQ(k::nonzero(cube).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 1, 1, 0, 0}));
+}
+
+TEST(Nonzero, EmptyAllFalseAndAllTrue) {
+    EXPECT_EQ(k::nonzero(Tensor::zeros({0}, DType::boolean)).shape(), (k::Shape{0, 1}));
+    EXPECT_EQ(k::nonzero(Tensor::zeros({100}, DType::boolean)).shape(), (k::Shape{0, 1}));
+    // All true, across the vector path's chunk edges (2048) and its 8-lane tail.
+    const std::int64_t n = 5000 + 3;
+    const Tensor all = k::gt(Tensor::zeros({n}, DType::f32), -1.0);
+    const auto idx = k::nonzero(all).to_vector<std::int64_t>();
+    ASSERT_EQ(static_cast<std::int64_t>(idx.size()), n);
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(idx[static_cast<std::size_t>(i)], i);
+}
+
+TEST(Nonzero, RandomMasksOfEveryDtypeMatchAScan) {
+    std::mt19937 engine(3);
+    std::bernoulli_distribution hit(0.3);
+    const std::int64_t n = 10007;
+    std::vector<double> dense(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> expected;
+    for (std::int64_t i = 0; i < n; ++i) {
+        dense[static_cast<std::size_t>(i)] = hit(engine) ? 1.0 + static_cast<double>(i % 3) : 0.0;
+        if (dense[static_cast<std::size_t>(i)] != 0) expected.push_back(i);
+    }
+    const Tensor as_double = Tensor::from_vector<double>({n}, dense);
+    for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) {
+        const Tensor mask = k::compare(as_double, k::CompareOp::ne, 0.0, mask_dtype);
+        EXPECT_EQ(k::nonzero(mask).to_vector<std::int64_t>(), expected) << k::dtype_name(mask_dtype);
+    }
+    EXPECT_EQ(k::nonzero(as_double).to_vector<std::int64_t>(), expected);
+    std::vector<std::int64_t> ints(dense.begin(), dense.end());
+    EXPECT_EQ(k::nonzero(Tensor::from_vector<std::int64_t>({n}, ints)).to_vector<std::int64_t>(), expected);
+}
+
+TEST(MaskedSelect, KeepsTheSelectedValuesInOrder) {
+    const Tensor x = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+    const Tensor mask = Tensor::from_vector<bool>({2, 3}, {true, false, true, false, false, true});
+    EXPECT_EQ(k::masked_select(x, mask).to_vector<float>(), (std::vector<float>{1, 3, 6}));
+    EXPECT_EQ(k::masked_select(x, k::gt(x, 10.0)).numel(), 0);
+}
+
+TEST(Kernels, BadInputIsAClearError) {
+    const Tensor a = Tensor::zeros({2, 3}, DType::f32);
+    const Tensor b = Tensor::zeros({4, 2}, DType::f32);
+    const Tensor d = Tensor::zeros({3, 2}, DType::f64);
+    const auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message([&] { k::matmul(a, b); }),
+              "matmul: inner dimensions differ: float[2, 3] cpu @ float[4, 2] cpu (3 vs 4)");
+    EXPECT_NE(message([&] { k::matmul(a, d); }).find("dtypes differ"), std::string::npos);
+    EXPECT_NE(message([&] { k::relu_backward(a, b); }).find("shapes differ"), std::string::npos);
+    EXPECT_NE(message([&] { k::linear(a, b, Tensor::zeros({4}, DType::f32)); }).find("expects 2"), std::string::npos);
+    EXPECT_NE(message([&] { k::addmm(Tensor::zeros({5}, DType::f32), a, Tensor::zeros({3, 2}, DType::f32)); })
+                  .find("bias must have shape [2]"),
+              std::string::npos);
+    EXPECT_NE(message([&] { k::relu(Tensor::zeros({2}, DType::i64)); }).find("must be float or double"), std::string::npos);
+    EXPECT_NE(message([&] { k::matmul(Tensor(), a); }).find("undefined"), std::string::npos);
+    Tensor p = Tensor::zeros({2}, DType::f32);
+    EXPECT_NE(message([&] { k::sgd_step(p, Tensor::zeros({2}, DType::f32), std::nan("")); }).find("finite"),
+              std::string::npos);
+}
+
+TEST(OpHooks, EveryOperationPassesTheEntryPointWithItsInputs) {
+    struct Seen {
+        std::string name;
+        std::vector<k::Shape> shapes;
+        int depth;
+    };
+    static std::vector<Seen> seen;
+    static int depth = 0;
+    seen.clear();
+    static const k::OpObserver observer{
+        [](const char* name, std::span<const Tensor* const> inputs) -> void* {
+            Seen s{name, {}, depth++};
+            for (const Tensor* t : inputs) s.shapes.push_back(t->shape());
+            seen.push_back(s);
+            return nullptr;
+        },
+        [](void*) { --depth; },
+    };
+    k::set_op_observer(&observer);
+    const Tensor x = Tensor::zeros({32, 512}, DType::f32);
+    const Tensor w = Tensor::zeros({1024, 512}, DType::f32);
+    const Tensor b = Tensor::zeros({1024}, DType::f32);
+    k::relu(k::linear(x, w, b));
+    k::set_op_observer(nullptr);
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen[0].name, "linear");
+    EXPECT_EQ(seen[0].shapes, (std::vector<k::Shape>{{32, 512}, {1024, 512}, {1024}}));
+    EXPECT_EQ(seen[1].name, "addmm");
+    EXPECT_EQ(seen[1].depth, 1);  // inside linear
+    EXPECT_EQ(seen[2].name, "relu");
+    EXPECT_EQ(seen[2].depth, 0);
+    EXPECT_EQ(depth, 0);
+}
