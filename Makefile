@@ -10,7 +10,13 @@ CMAKE_ARGS ?=
 DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-dev libgmock-dev \
                 libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
 
-.PHONY: all deps configure build test demo bench install clean
+# For scripts/gpu-check.sh on a GPU machine without Debian packages: header-only or
+# static libraries only, so nothing needs a shared library of this system there.
+GPU_BUNDLE_DIR ?= .gpu-bundle
+GPU_BUNDLE_PACKAGES := libeigen3-dev libboost1.74-dev googletest libgtest-dev libfmt-dev libfmt9 nlohmann-json3-dev \
+                       libcli11-dev ninja-build
+
+.PHONY: all deps configure build test demo bench install gpu-bundle clean
 
 all: build
 
@@ -34,6 +40,9 @@ bench: build
 
 install: build
 	cmake --install $(BUILD_DIR) $(if $(PREFIX),--prefix $(PREFIX))
+
+gpu-bundle:
+	scripts/gpu-bundle.sh $(GPU_BUNDLE_DIR) $(GPU_BUNDLE_PACKAGES)
 
 clean:
 	rm -rf $(BUILD_DIR)
