@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cuda/check.hpp"
+#include "cuda/scratch.hpp"
 #include "cuda_backend.hpp"
 #include "elementwise.hpp"
 
@@ -67,11 +68,6 @@ __global__ void store_scalar_kernel(T* destination, T value) {
     *destination = value;
 }
 
-struct StreamFree {
-    Stream stream;
-    void operator()(void* address) const noexcept { deallocate(address, stream); }
-};
-using StreamBuffer = std::unique_ptr<void, StreamFree>;
 
 }  // namespace
 

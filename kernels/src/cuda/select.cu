@@ -11,17 +11,13 @@
 #include <string>
 
 #include "cuda/check.hpp"
+#include "cuda/scratch.hpp"
 #include "cuda_backend.hpp"
 #include "elementwise.hpp"
 
 namespace vitals::kernels::cuda_backend {
 namespace {
 
-struct StreamFree {
-    Stream stream;
-    void operator()(void* address) const noexcept { deallocate(address, stream); }
-};
-using StreamBuffer = std::unique_ptr<void, StreamFree>;
 
 // Copies items[i] to out, in order, where flags[i] is non-zero; returns how many (synchronises).
 template <class Items, class Flag, class Out>
