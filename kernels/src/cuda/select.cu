@@ -18,7 +18,6 @@
 namespace vitals::kernels::cuda_backend {
 namespace {
 
-
 // Copies items[i] to out, in order, where flags[i] is non-zero; returns how many (synchronises).
 template <class Items, class Flag, class Out>
 std::int64_t select_where_nonzero(Items items, const Flag* flags, std::int64_t n, Out* out, Stream stream) {
