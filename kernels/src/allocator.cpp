@@ -9,6 +9,7 @@
 
 #include "cuda_backend.hpp"
 #include "vitals/kernels/cuda_context.hpp"
+#include "vitals/profiler/record_function.hpp"
 
 namespace vitals::kernels {
 namespace {
@@ -84,9 +85,15 @@ HostBlockCache& host_cache() {
 
 void notify(Device device, const void* address, std::int64_t bytes) {
     const std::int64_t total = g_allocated[index_of(device)].fetch_add(bytes, std::memory_order_relaxed) + bytes;
-    if (AllocationObserver observer = g_observer.load(std::memory_order_acquire)) {
-        const std::int64_t reserved = total + (device == Device::cpu ? host_cache().cached_bytes() : 0);
-        observer(AllocationEvent{device, address, bytes, total, reserved});
+    AllocationObserver observer = g_observer.load(std::memory_order_acquire);
+    const bool profiling = profiler::detail::recording_memory();
+    if (observer == nullptr && !profiling) [[likely]] return;
+    const std::int64_t reserved = total + (device == Device::cpu ? host_cache().cached_bytes() : 0);
+    if (observer != nullptr) observer(AllocationEvent{device, address, bytes, total, reserved});
+    if (profiling) {
+        // Kineto's numbering: device type 0 is the CPU (device id -1), 1 is CUDA.
+        profiler::record_memory({address, bytes, total, reserved, static_cast<std::int8_t>(device == Device::cpu ? 0 : 1),
+                                 static_cast<std::int8_t>(device == Device::cpu ? -1 : 0)});
     }
 }
 

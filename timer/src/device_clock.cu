@@ -39,7 +39,8 @@ private:
 
 bool built_with_cuda() { return true; }
 
-std::string cuda_unavailable_reason() {
+namespace {
+std::string probe_device() {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
@@ -48,6 +49,13 @@ std::string cuda_unavailable_reason() {
     }
     if (count == 0) return "no CUDA device found";
     return "";
+}
+}  // namespace
+
+// Asked once: the answer does not change while the process runs.
+std::string cuda_unavailable_reason() {
+    static const std::string reason = probe_device();
+    return reason;
 }
 
 namespace detail {
@@ -62,6 +70,8 @@ double time_block_on_stream(CUstream_st* stream, const Code& stmt, std::int64_t 
     VITALS_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()));
     return static_cast<double>(milliseconds) * 1e-3;
 }
+
+void synchronize_stream(CUstream_st* stream) { VITALS_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
 }  // namespace detail
 }  // namespace vitals

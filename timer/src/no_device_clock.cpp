@@ -18,5 +18,7 @@ double time_block_on_stream(CUstream_st*, const Code&, std::int64_t) {
         "Timer: .cuda_stream was given but vitals was built without CUDA; rebuild with -DVITALS_CUDA=ON");
 }
 
+void synchronize_stream(CUstream_st*) {}
+
 }  // namespace detail
 }  // namespace vitals

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <optional>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -50,6 +51,11 @@ Timer::BlockTime Timer::time_block(std::int64_t number) {
         global_setup_done_ = true;
     }
     options_.setup.run(1);
+    std::optional<profiler::RecordFunction> annotation;  // only while a profile records
+    if (profiler::is_recording()) [[unlikely]] {
+        annotation.emplace(fmt::format("Timer block: {} ({} calls)", task_spec_.title(), number),
+                           profiler::Category::user_annotation, 0);
+    }
     const double cpu_start = process_cpu_seconds();
     double wall = 0.0;
     if (options_.cuda_stream) {
@@ -82,6 +88,7 @@ Measurement Timer::measure(std::int64_t number, StopRule rule, const BlockCallba
         rule.add_block(block.wall);
         if (callback) callback(number, block.wall);
     } while (!rule.should_stop());
+    last_number_per_run_ = number;
     return Measurement(number, rule.block_times(), task_spec_, std::move(cpu_times));
 }
 
@@ -90,7 +97,38 @@ Measurement Timer::timeit(std::int64_t number) {
     detail::ThreadCountScope threads(options_.num_threads);
     time_block(std::max<std::int64_t>(number / 100, 2));  // warm-up
     const BlockTime block = time_block(number);
+    last_number_per_run_ = number;
     return Measurement(number, {block.wall}, task_spec_, {block.cpu});
+}
+
+profiler::Trace Timer::profile(const TimerProfileOptions& options) {
+    if (options.profile.schedule) {
+        throw std::invalid_argument("Timer::profile: a schedule does not apply (the calls form one window); "
+                                    "drop .schedule or profile the steps yourself with profiler::Profile");
+    }
+    if (options.number < 0) {
+        throw std::invalid_argument(fmt::format("Timer::profile: number must be >= 0, got {}", options.number));
+    }
+    const std::int64_t number = options.number > 0 ? options.number : last_number_per_run_;
+    detail::ThreadCountScope threads(options_.num_threads);
+    if (!global_setup_done_) {
+        options_.global_setup.run(1);
+        global_setup_done_ = true;
+    }
+    options_.setup.run(1);
+    profiler::Profile profile(options.profile);
+    profile.start();
+    try {
+        profiler::RecordFunction annotation(fmt::format("Timer.profile: {} ({} calls)", task_spec_.title(), number),
+                                            profiler::Category::user_annotation, 0);
+        options_.stmt.run(number);
+        if (options_.cuda_stream) detail::synchronize_stream(*options_.cuda_stream);
+    } catch (...) {
+        profile.stop();
+        throw;
+    }
+    profile.stop();
+    return profile.trace();
 }
 
 Measurement Timer::blocked_autorange(const BlockedAutorangeOptions& options) {

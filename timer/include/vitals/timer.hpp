@@ -5,7 +5,8 @@
 //
 // A block is: setup, clock, number x stmt, clock. Host blocks use the steady clock;
 // when `cuda_stream` is given, blocks are timed with CUDA events recorded on that
-// stream around the calls (see README, "Device work").
+// stream around the calls (see README, "Device work"). While a profile records, each
+// block appears in the trace as a user annotation.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "vitals/code.hpp"
 #include "vitals/measurement.hpp"
+#include "vitals/profiler/profile.hpp"
 #include "vitals/stop_rule.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*; this header never includes CUDA's
@@ -41,6 +43,15 @@ struct BlockedAutorangeOptions {
     BlockCallback callback;
 };
 
+struct TimerProfileOptions {
+    // Calls of stmt to record; 0: the number_per_run of this Timer's last measurement
+    // (1 before any).
+    std::int64_t number = 0;
+    // What to record (activities, shapes, memory). A schedule does not apply: the calls
+    // form one window.
+    profiler::ProfileOptions profile;
+};
+
 struct AdaptiveAutorangeOptions {
     double threshold = 0.1;     // stop once IQR / median is below this (over > 3 blocks)
     double min_run_time = 0.01;
@@ -60,6 +71,11 @@ public:
     // Times blocks until IQR / median < threshold (after min_run_time), or max_run_time.
     Measurement adaptive_autorange(const AdaptiveAutorangeOptions& options = {});
 
+    // Runs setup, then `number` calls of stmt under a profile, apart from any timed
+    // block, so tracing never touches the statistics. Returns the recorded trace.
+    // Throws std::invalid_argument when options carry a schedule.
+    profiler::Trace profile(const TimerProfileOptions& options = {});
+
     const TaskSpec& task_spec() const { return task_spec_; }
     const TimerOptions& options() const { return options_; }
 
@@ -75,6 +91,7 @@ private:
     TimerOptions options_;
     TaskSpec task_spec_;
     bool global_setup_done_ = false;
+    std::int64_t last_number_per_run_ = 1;
 };
 
 }  // namespace vitals

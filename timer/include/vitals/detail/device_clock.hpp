@@ -13,4 +13,7 @@ namespace vitals::detail {
 // CUDA's own message on failure, or when vitals was built without CUDA.
 double time_block_on_stream(CUstream_st* stream, const Code& stmt, std::int64_t number);
 
+// Waits for the work queued on `stream` (nothing in a build without CUDA).
+void synchronize_stream(CUstream_st* stream);
+
 }  // namespace vitals::detail

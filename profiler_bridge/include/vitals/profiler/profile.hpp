@@ -1,0 +1,127 @@
+// Profile: a profiling session in torch.profiler's shape.
+//
+//   vitals::profiler::Profile prof({.record_shapes = true});
+//   prof.start();
+//   { VITALS_RECORD_FUNCTION("forward"); model.forward(x); }
+//   prof.stop();
+//   std::cout << prof.key_averages().table({.sort_by = "cpu_time_total", .row_limit = 8});
+//   prof.export_chrome_trace("trace.json");
+//
+// With a schedule, step() marks the end of each step; only the steps of the active
+// phase are recorded (warm-up steps are traced and thrown away), each wrapped in a
+// "ProfilerStep#N" annotation, and on_trace_ready runs after the last active step of
+// every cycle. Events of steps that are not recorded are never stored.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vitals/profiler/record_function.hpp"
+#include "vitals/profiler/trace.hpp"
+
+namespace vitals::profiler {
+
+enum class Activity { cpu, cuda };
+enum class ProfilerAction { none, warmup, record, record_and_save };
+
+// torch.profiler.schedule: skip_first steps, then cycles of wait, warmup and active
+// steps; repeat = 0 cycles until the job ends.
+struct Schedule {
+    std::int64_t wait = 0;
+    std::int64_t warmup = 0;
+    std::int64_t active = 1;
+    std::int64_t repeat = 0;
+    std::int64_t skip_first = 0;
+
+    ProfilerAction action(std::int64_t step) const;
+    // Throws std::invalid_argument for active < 1 or a negative count.
+    void validate() const;
+};
+
+class Profile;
+using TraceReadyHandler = std::function<void(Profile&)>;
+
+struct ProfileOptions {
+    std::vector<Activity> activities = {Activity::cpu};
+    bool record_shapes = false;
+    bool profile_memory = false;
+    std::optional<Schedule> schedule;
+    TraceReadyHandler on_trace_ready;
+    std::string worker_name;  // in traces and file names; default "<host>_<pid>"
+};
+
+class Profile {
+public:
+    // Throws std::invalid_argument for an invalid schedule.
+    explicit Profile(ProfileOptions options = {});
+    // Stops a running session (its last trace is delivered as stop() would).
+    ~Profile();
+    Profile(const Profile&) = delete;
+    Profile& operator=(const Profile&) = delete;
+
+    // Throws std::logic_error if this or another profile is already running.
+    void start();
+    void stop();
+    // The current step ends; the next begins. Throws std::logic_error when not started.
+    void step();
+
+    bool running() const { return running_; }
+    std::int64_t step_num() const { return step_num_; }
+    ProfilerAction current_action() const { return action_; }
+
+    // The last finished trace (after stop(), or inside on_trace_ready).
+    const Trace& trace() const { return trace_; }
+    KeyAverages key_averages(const KeyAveragesOptions& options = {}) const { return trace_.key_averages(options); }
+    void export_chrome_trace(const std::filesystem::path& path) const { trace_.export_chrome_trace(path); }
+    const ProfileOptions& options() const { return options_; }
+
+private:
+    void transit(ProfilerAction from, std::optional<ProfilerAction> to);
+    void prepare_trace();
+    void start_trace();
+    void stop_trace();
+    void trace_ready();
+    void begin_step_annotation();
+    void end_step_annotation();
+
+    ProfileOptions options_;
+    bool running_ = false;
+    std::int64_t step_num_ = 0;
+    ProfilerAction action_ = ProfilerAction::none;
+    std::int64_t window_start_ticks_ = 0;
+    std::optional<RecordFunction> step_annotation_;
+    Trace trace_;
+};
+
+// Starts a profile for the lifetime of the scope.
+class ProfileScope {
+public:
+    explicit ProfileScope(Profile& profile) : profile_(profile) { profile_.start(); }
+    ~ProfileScope() {
+        if (profile_.running()) profile_.stop();
+    }
+    ProfileScope(const ProfileScope&) = delete;
+    ProfileScope& operator=(const ProfileScope&) = delete;
+
+private:
+    Profile& profile_;
+};
+
+struct TensorboardOptions {
+    std::string worker_name;  // default "<host>_<pid>"
+    bool use_gzip = false;
+};
+
+// An on_trace_ready handler writing each trace to
+// dir/<worker>.<milliseconds since epoch>.pt.trace.json(.gz), the layout TensorBoard's
+// profiler plugin and Holistic Trace Analysis read. Creates dir if needed.
+TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, TensorboardOptions options = {});
+
+// "<host>_<pid>", the default worker name.
+std::string default_worker_name();
+
+}  // namespace vitals::profiler

@@ -1,0 +1,86 @@
+// Trace: the events of one finished profiling window, ready for tables and files.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "vitals/profiler/key_averages.hpp"
+#include "vitals/profiler/record_function.hpp"
+
+namespace vitals::profiler {
+
+// A host event: an operator or a labelled region on one thread.
+struct Event {
+    std::string name;
+    Category category = Category::user_annotation;
+    int thread = 0;              // index into Trace::threads
+    std::int64_t start_ns = 0;   // steady_clock nanoseconds
+    std::int64_t end_ns = 0;
+    std::int64_t external_id = 0;  // unique per trace; device work it launched carries it too
+    int parent = -1;               // index of the enclosing event on the same thread
+    std::vector<std::vector<std::int64_t>> input_shapes;  // with record_shapes
+    std::vector<std::string> input_types;
+    std::int64_t cpu_memory = 0;        // allocated minus freed inside, children included
+    std::int64_t self_cpu_memory = 0;   // the same without children
+    std::int64_t cuda_memory = 0;
+    std::int64_t self_cuda_memory = 0;
+    std::int64_t cuda_time_ns = 0;       // device time of work launched inside, children included
+    std::int64_t self_cuda_time_ns = 0;  // launched by this event itself
+
+    std::int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+// A memory event ([memory] in traces).
+struct MemoryEvent {
+    std::int64_t ts_ns = 0;
+    int thread = 0;
+    MemoryRecord record{};
+};
+
+// Device activity from CUPTI: kernels, copies, fills, runtime calls.
+struct DeviceEvent {
+    enum class Kind { kernel, memcpy, memset, runtime };
+    Kind kind = Kind::kernel;
+    std::string name;
+    int device = 0;
+    std::int64_t stream = 0;
+    std::int64_t start_ns = 0, end_ns = 0;
+    std::int64_t correlation = 0;
+    std::int64_t external_id = 0;  // of the host event that launched it, 0 if none
+    std::int64_t bytes = 0;        // copies and fills
+    std::int64_t host_tid = 0;     // runtime calls: the calling thread
+    int grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+};
+
+struct ThreadInfo {
+    std::int64_t tid = 0;
+    std::string name;
+};
+
+struct Trace {
+    std::vector<ThreadInfo> threads;
+    std::vector<Event> events;  // per thread in start order, parents before children
+    std::vector<MemoryEvent> memory;
+    std::vector<DeviceEvent> device;
+    std::int64_t pid = 0;
+    std::int64_t start_ns = 0, end_ns = 0;  // the window, steady_clock
+    std::int64_t base_time_ns = 0;          // wall-clock (Unix) nanoseconds at start_ns
+    std::string worker_name;                // "<host>_<pid>" unless set
+    int rank = -1, world_size = -1;         // distributed runs, when known
+    bool profile_memory = false;            // memory was recorded: tables show its columns
+
+    // Aggregates events by name (and input shapes when asked).
+    KeyAverages key_averages(const KeyAveragesOptions& options = {}) const;
+    // The trace as Kineto-compatible Chrome trace JSON.
+    std::string chrome_trace_json() const;
+    // Writes chrome_trace_json() to `path` atomically (temporary file, then rename).
+    void export_chrome_trace(const std::filesystem::path& path) const;
+
+    // Derives self times, memory and device time of every event from the raw lists
+    // (parents, memory events, device events). Builders of traces call it once.
+    void compute_attribution();
+};
+
+}  // namespace vitals::profiler

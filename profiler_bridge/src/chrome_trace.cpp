@@ -1,0 +1,187 @@
+// Kineto-compatible Chrome trace JSON, written directly (one event a line) for speed:
+// exporting a trace must not take longer than recording it did.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "vitals/profiler/trace.hpp"
+
+namespace vitals::profiler {
+namespace {
+
+using Buffer = fmt::memory_buffer;
+
+// A JSON string: quotes, backslashes and control characters escaped; bytes that are not
+// valid UTF-8 become U+FFFD, so any name gives a file every JSON reader accepts.
+void append_json_string(Buffer& out, std::string_view s) {
+    out.push_back('"');
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const auto* end = p + s.size();
+    while (p < end) {
+        const unsigned char c = *p;
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(static_cast<char>(c));
+            ++p;
+        } else if (c < 0x20) {
+            switch (c) {
+                case '\n': fmt::format_to(std::back_inserter(out), "\\n"); break;
+                case '\t': fmt::format_to(std::back_inserter(out), "\\t"); break;
+                case '\r': fmt::format_to(std::back_inserter(out), "\\r"); break;
+                default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+            }
+            ++p;
+        } else if (c < 0x80) {
+            out.push_back(static_cast<char>(c));
+            ++p;
+        } else {
+            // Length of a well-formed UTF-8 sequence starting here, or 0.
+            int length = 0;
+            if (c >= 0xc2 && c <= 0xdf) length = 2;
+            else if (c >= 0xe0 && c <= 0xef) length = 3;
+            else if (c >= 0xf0 && c <= 0xf4) length = 4;
+            bool ok = length > 0 && end - p >= length;
+            for (int i = 1; ok && i < length; ++i) ok = (p[i] & 0xc0) == 0x80;
+            if (ok && length == 3) ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
+            if (ok && length == 4) ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
+            if (ok) {
+                out.append(reinterpret_cast<const char*>(p), reinterpret_cast<const char*>(p) + length);
+                p += length;
+            } else {
+                fmt::format_to(std::back_inserter(out), "\\ufffd");
+                ++p;
+            }
+        }
+    }
+    out.push_back('"');
+}
+
+std::string program_name() {
+    std::ifstream comm("/proc/self/comm");
+    std::string name;
+    std::getline(comm, name);
+    return name.empty() ? "vitals" : name;
+}
+
+const char* category_name(Category c) { return c == Category::cpu_op ? "cpu_op" : "user_annotation"; }
+
+const char* device_category(DeviceEvent::Kind k) {
+    switch (k) {
+        case DeviceEvent::Kind::kernel: return "kernel";
+        case DeviceEvent::Kind::memcpy: return "gpu_memcpy";
+        case DeviceEvent::Kind::memset: return "gpu_memset";
+        case DeviceEvent::Kind::runtime: return "cuda_runtime";
+    }
+    return "kernel";
+}
+
+}  // namespace
+
+std::string Trace::chrome_trace_json() const {
+    Buffer out;
+    auto it = std::back_inserter(out);
+    const auto us = [&](std::int64_t ns) { return static_cast<double>(ns - start_ns) / 1000.0; };
+    fmt::format_to(it, "{{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [],\n");
+    if (rank >= 0) {
+        fmt::format_to(it, "  \"distributedInfo\": {{\"backend\": \"\", \"rank\": {}, \"world_size\": {}}},\n", rank,
+                       world_size);
+    }
+    fmt::format_to(it, "  \"traceName\": ");
+    append_json_string(out, worker_name);
+    fmt::format_to(it, ",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {},\n  \"traceEvents\": [\n",
+                   base_time_ns);
+    bool first = true;
+    const auto next = [&] {
+        if (!first) fmt::format_to(it, ",\n");
+        first = false;
+    };
+
+    for (const Event& e : events) {
+        next();
+        fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": ", category_name(e.category));
+        append_json_string(out, e.name);
+        fmt::format_to(it, ", \"pid\": {}, \"tid\": {}, \"ts\": {:.3f}, \"dur\": {:.3f}, \"args\": {{\"External id\": {}",
+                       pid, threads[static_cast<std::size_t>(e.thread)].tid, us(e.start_ns),
+                       static_cast<double>(e.duration_ns()) / 1000.0, e.external_id);
+        if (!e.input_shapes.empty() || !e.input_types.empty()) {
+            fmt::format_to(it, ", \"Input Dims\": [");
+            for (std::size_t i = 0; i < e.input_shapes.size(); ++i) {
+                fmt::format_to(it, "{}[{}]", i ? ", " : "", fmt::join(e.input_shapes[i], ", "));
+            }
+            fmt::format_to(it, "], \"Input type\": [");
+            for (std::size_t i = 0; i < e.input_types.size(); ++i) {
+                if (i) fmt::format_to(it, ", ");
+                append_json_string(out, e.input_types[i]);
+            }
+            fmt::format_to(it, "]");
+        }
+        fmt::format_to(it, "}}}}");
+    }
+    for (const MemoryEvent& m : memory) {
+        next();
+        fmt::format_to(it,
+                       "  {{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+                       "\"pid\": {}, \"tid\": {}, \"ts\": {:.3f}, \"args\": {{\"Addr\": {}, \"Bytes\": {}, "
+                       "\"Total Allocated\": {}, \"Total Reserved\": {}, \"Device Type\": {}, \"Device Id\": {}}}}}",
+                       pid, threads[static_cast<std::size_t>(m.thread)].tid, us(m.ts_ns),
+                       reinterpret_cast<std::uintptr_t>(m.record.address), m.record.bytes, m.record.total_allocated,
+                       m.record.total_reserved, m.record.device_type, m.record.device_id);
+    }
+    std::set<std::pair<int, std::int64_t>> streams;
+    for (const DeviceEvent& d : device) {
+        next();
+        const bool runtime = d.kind == DeviceEvent::Kind::runtime;
+        const std::int64_t event_pid = runtime ? pid : d.device;
+        const std::int64_t event_tid = runtime ? d.host_tid : d.stream;
+        if (!runtime) streams.insert({d.device, d.stream});
+        fmt::format_to(it, "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": ", device_category(d.kind));
+        append_json_string(out, d.name);
+        fmt::format_to(it, ", \"pid\": {}, \"tid\": {}, \"ts\": {:.3f}, \"dur\": {:.3f}, \"args\": {{\"External id\": {}, "
+                           "\"correlation\": {}",
+                       event_pid, event_tid, us(d.start_ns), static_cast<double>(d.end_ns - d.start_ns) / 1000.0,
+                       d.external_id, d.correlation);
+        if (d.kind == DeviceEvent::Kind::kernel) {
+            fmt::format_to(it, ", \"stream\": {}, \"device\": {}, \"grid\": [{}, {}, {}], \"block\": [{}, {}, {}]",
+                           d.stream, d.device, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2]);
+        } else if (!runtime) {
+            const double seconds = static_cast<double>(d.end_ns - d.start_ns) * 1e-9;
+            fmt::format_to(it, ", \"stream\": {}, \"device\": {}, \"bytes\": {}, \"memory bandwidth (GB/s)\": {:.3f}",
+                           d.stream, d.device, d.bytes, seconds > 0 ? static_cast<double>(d.bytes) / seconds / 1e9 : 0.0);
+        }
+        fmt::format_to(it, "}}}}");
+        // Launch-to-kernel arrows: start on the runtime call, finish on the device work.
+        if (d.correlation != 0) {
+            next();
+            fmt::format_to(it,
+                           "  {{\"ph\": \"{}\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {:.3f}, \"cat\": \"ac2g\", "
+                           "\"name\": \"ac2g\"{}}}",
+                           runtime ? "s" : "f", d.correlation, event_pid, event_tid, us(d.start_ns),
+                           runtime ? "" : ", \"bp\": \"e\"");
+        }
+    }
+    next();
+    fmt::format_to(it, "  {{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"tid\": 0, \"args\": {{\"name\": ", pid);
+    append_json_string(out, program_name());
+    fmt::format_to(it, "}}}}");
+    for (const ThreadInfo& t : threads) {
+        next();
+        fmt::format_to(it, "  {{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": ",
+                       pid, t.tid);
+        append_json_string(out, t.name.empty() ? fmt::format("thread {}", t.tid) : t.name);
+        fmt::format_to(it, "}}}}");
+    }
+    for (const auto& [dev, stream] : streams) {
+        next();
+        fmt::format_to(it,
+                       "  {{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {0}, \"tid\": 0, \"args\": {{\"name\": "
+                       "\"GPU {0}\"}}}},\n  {{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {0}, \"tid\": {1}, "
+                       "\"args\": {{\"name\": \"stream {1}\"}}}}",
+                       dev, stream);
+    }
+    fmt::format_to(it, "\n  ]\n}}\n");
+    return fmt::to_string(out);
+}
+
+}  // namespace vitals::profiler

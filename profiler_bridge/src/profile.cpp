@@ -1,0 +1,270 @@
+#include "vitals/profiler/profile.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+
+#include "gzip.hpp"
+#include "recorder.hpp"
+#include "vitals/atomic_file.hpp"
+
+namespace vitals::profiler {
+namespace {
+
+std::atomic<Profile*> g_running_profile{nullptr};
+
+std::int64_t wall_clock_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+void set_flags(const ProfileOptions& options, bool recording) {
+    std::uint32_t flags = 0;
+    if (recording) {
+        flags = detail::kRecording | (options.record_shapes ? detail::kShapes : 0) |
+                (options.profile_memory ? detail::kMemory : 0);
+    }
+    detail::g_record_flags.store(flags, std::memory_order_release);
+}
+
+// Rebuilds events from each thread's records: a begin opens an event, an end closes the
+// innermost open one. Scopes still open when the window closes end with it; ends whose
+// begin came before the window are ignored.
+Trace build_trace(std::vector<detail::ThreadRecords> threads, std::int64_t window_start_ticks,
+                  std::int64_t window_end_ticks, const ProfileOptions& options) {
+    const TickConverter clock = TickConverter::calibrated();
+    Trace trace;
+    trace.pid = ::getpid();
+    trace.start_ns = clock.to_ns(window_start_ticks);
+    trace.end_ns = clock.to_ns(window_end_ticks);
+    trace.base_time_ns = wall_clock_ns() - (detail::steady_ns() - trace.start_ns);
+    trace.worker_name = options.worker_name.empty() ? default_worker_name() : options.worker_name;
+    trace.profile_memory = options.profile_memory;
+    std::int64_t next_external_id = 1;
+    for (detail::ThreadRecords& t : threads) {
+        const int thread = static_cast<int>(trace.threads.size());
+        trace.threads.push_back({t.tid, t.thread_name});
+        std::vector<int> open;
+        for (const detail::Record& r : t.records) {
+            const std::uint64_t value = r.payload & detail::kValueMask;
+            switch (detail::kind_of(r.payload)) {
+                case detail::RecordKind::begin_literal:
+                case detail::RecordKind::begin_copied: {
+                    Event e;
+                    e.name = detail::kind_of(r.payload) == detail::RecordKind::begin_literal
+                                 ? std::string(reinterpret_cast<const char*>(value & ~detail::kAnnotationBit))
+                                 : t.names[value & ~detail::kAnnotationBit];
+                    e.category = (r.payload & detail::kAnnotationBit) ? Category::user_annotation : Category::cpu_op;
+                    e.thread = thread;
+                    e.start_ns = clock.to_ns(r.ticks);
+                    e.external_id = next_external_id++;
+                    e.parent = open.empty() ? -1 : open.back();
+                    open.push_back(static_cast<int>(trace.events.size()));
+                    trace.events.push_back(std::move(e));
+                    break;
+                }
+                case detail::RecordKind::end:
+                    if (!open.empty()) {
+                        trace.events[static_cast<std::size_t>(open.back())].end_ns = clock.to_ns(r.ticks);
+                        open.pop_back();
+                    }
+                    break;
+                case detail::RecordKind::inputs:
+                    if (!open.empty()) {
+                        Event& e = trace.events[static_cast<std::size_t>(open.back())];
+                        e.input_shapes = std::move(t.inputs[value].shapes);
+                        e.input_types = std::move(t.inputs[value].dtypes);
+                    }
+                    break;
+                case detail::RecordKind::memory:
+                    trace.memory.push_back({clock.to_ns(r.ticks), thread, t.memory[value]});
+                    break;
+            }
+        }
+        for (int e : open) trace.events[static_cast<std::size_t>(e)].end_ns = trace.end_ns;
+    }
+    trace.compute_attribution();
+    return trace;
+}
+
+}  // namespace
+
+std::string default_worker_name() {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    return fmt::format("{}_{}", host, ::getpid());
+}
+
+ProfilerAction Schedule::action(std::int64_t step) const {
+    if (step < skip_first) return ProfilerAction::none;
+    step -= skip_first;
+    const std::int64_t cycle = wait + warmup + active;
+    if (repeat > 0 && step / cycle >= repeat) return ProfilerAction::none;
+    const std::int64_t position = step % cycle;
+    if (position < wait) return ProfilerAction::none;
+    if (position < wait + warmup) return ProfilerAction::warmup;
+    return position < cycle - 1 ? ProfilerAction::record : ProfilerAction::record_and_save;
+}
+
+void Schedule::validate() const {
+    if (active < 1) {
+        throw std::invalid_argument(fmt::format("schedule: active must be at least 1 step, got {}", active));
+    }
+    if (wait < 0 || warmup < 0 || repeat < 0 || skip_first < 0) {
+        throw std::invalid_argument(fmt::format(
+            "schedule: wait, warmup, repeat and skip_first must be >= 0, got wait={} warmup={} repeat={} skip_first={}",
+            wait, warmup, repeat, skip_first));
+    }
+}
+
+Profile::Profile(ProfileOptions options) : options_(std::move(options)) {
+    if (options_.schedule) {
+        options_.schedule->validate();
+        if (options_.schedule->warmup == 0) {
+            fmt::print(stderr, "vitals: warning: a schedule without warmup steps skews the first recorded step; "
+                               "set .warmup to 1 or more\n");
+        }
+    }
+}
+
+Profile::~Profile() {
+    if (running_) {
+        try {
+            stop();
+        } catch (...) {  // a throwing on_trace_ready must not escape a destructor
+        }
+    }
+}
+
+void Profile::start() {
+    if (running_) throw std::logic_error("Profile::start: this profile is already running");
+    Profile* expected = nullptr;
+    if (!g_running_profile.compare_exchange_strong(expected, this)) {
+        throw std::logic_error("Profile::start: another profile is running; stop it before starting this one");
+    }
+    running_ = true;
+    step_num_ = 0;
+    action_ = options_.schedule ? options_.schedule->action(0) : ProfilerAction::record;
+    transit(ProfilerAction::none, action_);
+    begin_step_annotation();
+}
+
+void Profile::stop() {
+    if (!running_) throw std::logic_error("Profile::stop: this profile is not running; call start() first");
+    end_step_annotation();
+    running_ = false;
+    try {
+        transit(action_, std::nullopt);
+    } catch (...) {
+        set_flags(options_, false);
+        g_running_profile.store(nullptr);
+        throw;
+    }
+    set_flags(options_, false);
+    g_running_profile.store(nullptr);
+}
+
+void Profile::step() {
+    if (!running_) throw std::logic_error("Profile::step: this profile is not running; call start() first");
+    end_step_annotation();
+    const ProfilerAction previous = action_;
+    ++step_num_;
+    action_ = options_.schedule ? options_.schedule->action(step_num_) : ProfilerAction::record;
+    transit(previous, action_);
+    begin_step_annotation();
+}
+
+void Profile::begin_step_annotation() {
+    if (options_.schedule) step_annotation_.emplace(fmt::format("ProfilerStep#{}", step_num_), Category::user_annotation, 0);
+}
+
+void Profile::end_step_annotation() { step_annotation_.reset(); }
+
+// The reference's transitions between actions (torch.profiler.profile.action_map).
+void Profile::transit(ProfilerAction from, std::optional<ProfilerAction> to) {
+    using A = ProfilerAction;
+    const auto warn = [](const char* what) { fmt::print(stderr, "vitals: warning: incorrect schedule: {}\n", what); };
+    if (!to) {  // stop()
+        if (from == A::warmup) {
+            start_trace();
+            stop_trace();
+        } else if (from == A::record || from == A::record_and_save) {
+            stop_trace();
+            trace_ready();
+        }
+        return;
+    }
+    switch (from) {
+        case A::none:
+            if (*to == A::warmup) prepare_trace();
+            if (*to == A::record || *to == A::record_and_save) {
+                prepare_trace();
+                start_trace();
+            }
+            break;
+        case A::warmup:
+            if (*to == A::none) {
+                warn("WARMUP followed by NONE");
+                start_trace();
+                stop_trace();
+            }
+            if (*to == A::record || *to == A::record_and_save) start_trace();
+            break;
+        case A::record:
+            if (*to == A::none || *to == A::warmup) {
+                warn(*to == A::none ? "RECORD followed by NONE" : "RECORD followed by WARMUP");
+                stop_trace();
+            }
+            break;
+        case A::record_and_save:
+            stop_trace();
+            trace_ready();
+            if (*to == A::warmup) prepare_trace();
+            if (*to == A::record || *to == A::record_and_save) {
+                prepare_trace();
+                start_trace();
+            }
+            break;
+    }
+}
+
+void Profile::prepare_trace() { set_flags(options_, true); }
+
+void Profile::start_trace() {
+    detail::collect_all(/*keep=*/false);  // warm-up events are traced, then thrown away
+    window_start_ticks_ = now_ticks();
+}
+
+void Profile::stop_trace() {
+    const std::int64_t end = now_ticks();
+    set_flags(options_, false);
+    trace_ = build_trace(detail::collect_all(/*keep=*/true), window_start_ticks_, end, options_);
+}
+
+void Profile::trace_ready() {
+    if (options_.on_trace_ready) options_.on_trace_ready(*this);
+}
+
+TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, TensorboardOptions options) {
+    return [dir = std::move(dir), options = std::move(options)](Profile& profile) {
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec) throw std::runtime_error(fmt::format("cannot create trace folder '{}': {}", dir.string(), ec.message()));
+        const std::string worker = options.worker_name.empty() ? default_worker_name() : options.worker_name;
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+        std::filesystem::path path = dir / fmt::format("{}.{}.pt.trace.json", worker, ms);
+        std::string json = profile.trace().chrome_trace_json();
+        if (options.use_gzip) {
+            path += ".gz";
+            json = detail::gzip_compress(json);
+        }
+        write_file_atomically(path, json);
+    };
+}
+
+}  // namespace vitals::profiler

@@ -1,0 +1,197 @@
+// Per-thread buffers: the writer appends records to its current chunk without a lock
+// and publishes the count with a release store; a collector, under the buffer's mutex,
+// takes full chunks and the published part of the current one. Records that refer to
+// side data (copied names, inputs, memory) are pushed under the same mutex as their data,
+// so a collection sees both or neither.
+#include "recorder.hpp"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+
+namespace vitals::profiler::detail {
+
+std::atomic<std::uint32_t> g_record_flags{0};
+
+namespace {
+
+constexpr std::size_t kChunkRecords = 4096;  // 64 KiB
+
+struct Chunk {
+    std::array<Record, kChunkRecords> records;
+    std::atomic<std::uint32_t> size{0};
+    std::uint32_t consumed = 0;  // by the collector, under the buffer's mutex
+};
+
+class ThreadBuffer {
+public:
+    ThreadBuffer() : current_(new Chunk), tid_(static_cast<std::int64_t>(::syscall(SYS_gettid))) {
+        char name[64] = {};
+        if (pthread_getname_np(pthread_self(), name, sizeof name) == 0) thread_name_ = name;
+    }
+    ~ThreadBuffer() {
+        delete current_;
+        for (Chunk* c : full_) delete c;
+    }
+
+    // Writer only.
+    void push(std::int64_t ticks, std::uint64_t payload) {
+        if (pos_ == kChunkRecords) [[unlikely]] roll();
+        current_->records[pos_] = Record{ticks, payload};
+        current_->size.store(++pos_, std::memory_order_release);
+    }
+
+    // Writer only: side data and the record that refers to it, atomically for collectors.
+    template <class Table, class Value>
+    void push_with(Table ThreadRecords::*table, Value&& value, RecordKind kind, std::int64_t ticks,
+                   std::uint64_t extra_bits = 0) {
+        std::lock_guard lock(mutex_);
+        auto& side = pending_.*table;
+        side.push_back(std::forward<Value>(value));
+        push(ticks, (static_cast<std::uint64_t>(kind) << kKindShift) | extra_bits | (side.size() - 1));
+    }
+
+    void collect(ThreadRecords& out, bool keep) {
+        std::lock_guard lock(mutex_);
+        out.tid = tid_;
+        out.thread_name = thread_name_;
+        for (Chunk* c : full_) {
+            take(*c, c->size.load(std::memory_order_acquire), out, keep);
+            delete c;
+        }
+        full_.clear();
+        take(*current_, current_->size.load(std::memory_order_acquire), out, keep);
+        if (keep) {
+            out.names = std::move(pending_.names);
+            out.inputs = std::move(pending_.inputs);
+            out.memory = std::move(pending_.memory);
+        }
+        pending_ = ThreadRecords{};
+    }
+
+    std::size_t bytes() {
+        std::lock_guard lock(mutex_);
+        return (full_.size() + 1) * sizeof(Chunk);
+    }
+
+private:
+    static void take(Chunk& c, std::uint32_t size, ThreadRecords& out, bool keep) {
+        if (keep) out.records.insert(out.records.end(), c.records.begin() + c.consumed, c.records.begin() + size);
+        c.consumed = size;
+    }
+
+    void roll() {
+        std::lock_guard lock(mutex_);
+        full_.push_back(current_);
+        current_ = new Chunk;
+        pos_ = 0;
+    }
+
+    Chunk* current_;
+    std::uint32_t pos_ = 0;
+    std::mutex mutex_;
+    std::vector<Chunk*> full_;
+    ThreadRecords pending_;  // side data not yet collected
+    std::int64_t tid_;
+    std::string thread_name_;
+};
+
+struct Registry {
+    std::mutex mutex;
+    std::vector<std::shared_ptr<ThreadBuffer>> buffers;
+};
+
+Registry& registry() {
+    static Registry* r = new Registry;  // never destroyed: threads may record during exit
+    return *r;
+}
+
+thread_local ThreadBuffer* t_buffer = nullptr;
+// Keeps the buffer registered after its thread exits, so no event is lost.
+thread_local std::shared_ptr<ThreadBuffer> t_buffer_owner;
+
+ThreadBuffer& register_thread() {
+    auto buffer = std::make_shared<ThreadBuffer>();
+    {
+        std::lock_guard lock(registry().mutex);
+        registry().buffers.push_back(buffer);
+    }
+    t_buffer_owner = buffer;
+    t_buffer = buffer.get();
+    return *buffer;
+}
+
+inline ThreadBuffer& my_buffer() {
+    if (t_buffer != nullptr) [[likely]] return *t_buffer;
+    return register_thread();
+}
+
+std::uint64_t begin_bits(RecordKind kind, Category category) {
+    return (static_cast<std::uint64_t>(kind) << kKindShift) | (category == Category::user_annotation ? kAnnotationBit : 0);
+}
+
+}  // namespace
+
+void record_begin(const char* name, Category category, std::int64_t ticks) {
+    my_buffer().push(ticks, begin_bits(RecordKind::begin_literal, category) | reinterpret_cast<std::uintptr_t>(name));
+}
+
+void record_begin_copy(std::string_view name, Category category, std::int64_t ticks) {
+    my_buffer().push_with(&ThreadRecords::names, std::string(name), RecordKind::begin_copied, ticks,
+                          category == Category::user_annotation ? kAnnotationBit : 0);
+}
+
+void record_end(std::int64_t ticks) {
+    my_buffer().push(ticks, static_cast<std::uint64_t>(RecordKind::end) << kKindShift);
+}
+
+void record_inputs(std::span<const InputMeta> inputs) {
+    InputList list;
+    for (const InputMeta& in : inputs) {
+        list.shapes.emplace_back(in.shape.begin(), in.shape.end());
+        list.dtypes.emplace_back(in.dtype);
+    }
+    my_buffer().push_with(&ThreadRecords::inputs, std::move(list), RecordKind::inputs, now_ticks());
+}
+
+std::vector<ThreadRecords> collect_all(bool keep) {
+    std::vector<std::shared_ptr<ThreadBuffer>> buffers;
+    {
+        std::lock_guard lock(registry().mutex);
+        buffers = registry().buffers;
+        // Buffers of exited threads are dropped once emptied below (only we hold them then).
+        std::erase_if(registry().buffers, [](const auto& b) { return b.use_count() == 2; });
+    }
+    std::vector<ThreadRecords> out;
+    for (const auto& buffer : buffers) {
+        ThreadRecords records;
+        buffer->collect(records, keep);
+        if (keep && !records.records.empty()) out.push_back(std::move(records));
+    }
+    return out;
+}
+
+std::size_t buffered_bytes() {
+    std::vector<std::shared_ptr<ThreadBuffer>> buffers;
+    {
+        std::lock_guard lock(registry().mutex);
+        buffers = registry().buffers;
+    }
+    std::size_t total = 0;
+    for (const auto& b : buffers) total += b->bytes();
+    return total;
+}
+
+}  // namespace vitals::profiler::detail
+
+namespace vitals::profiler {
+
+void record_memory(const MemoryRecord& record) {
+    if (!detail::recording_memory()) return;
+    detail::my_buffer().push_with(&detail::ThreadRecords::memory, record, detail::RecordKind::memory, now_ticks());
+}
+
+}  // namespace vitals::profiler

@@ -1,0 +1,55 @@
+// The per-thread event buffers behind RecordFunction, and their collection. Internal.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vitals/profiler/record_function.hpp"
+
+namespace vitals::profiler::detail {
+
+// 16 bytes: a timestamp and a payload whose top byte says what it is.
+struct Record {
+    std::int64_t ticks;
+    std::uint64_t payload;
+};
+
+enum class RecordKind : std::uint8_t {
+    begin_literal = 1,  // low 56 bits: const char* name
+    begin_copied,       // low 56 bits: index into the thread's copied names
+    end,
+    inputs,  // low 56 bits: index into the thread's input lists (for the scope begun last)
+    memory,  // low 56 bits: index into the thread's memory records
+};
+constexpr int kKindShift = 56;
+constexpr std::uint64_t kValueMask = (std::uint64_t{1} << kKindShift) - 1;
+// Category in bit 55 of begin records.
+constexpr std::uint64_t kAnnotationBit = std::uint64_t{1} << 55;
+
+inline RecordKind kind_of(std::uint64_t payload) { return static_cast<RecordKind>(payload >> kKindShift); }
+
+struct InputList {
+    std::vector<std::vector<std::int64_t>> shapes;
+    std::vector<std::string> dtypes;
+};
+
+// What one collection took from one thread, in order.
+struct ThreadRecords {
+    std::int64_t tid = 0;
+    std::string thread_name;
+    std::vector<Record> records;
+    std::vector<std::string> names;
+    std::vector<InputList> inputs;
+    std::vector<MemoryRecord> memory;
+};
+
+// Takes (or, with keep = false, throws away) everything recorded so far by every thread.
+std::vector<ThreadRecords> collect_all(bool keep);
+
+// Memory held by the buffers right now (for the bounded-memory tests and benchmarks).
+std::size_t buffered_bytes();
+
+}  // namespace vitals::profiler::detail

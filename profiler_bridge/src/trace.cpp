@@ -1,0 +1,140 @@
+#include "vitals/profiler/trace.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+#include "vitals/atomic_file.hpp"
+
+namespace vitals::profiler {
+namespace {
+
+// Innermost event of `thread` containing ts, or -1. `by_start` lists that thread's
+// events in start order.
+int enclosing_event(const std::vector<Event>& events, const std::vector<int>& by_start, std::int64_t ts) {
+    auto it = std::upper_bound(by_start.begin(), by_start.end(), ts,
+                               [&](std::int64_t t, int e) { return t < events[static_cast<std::size_t>(e)].start_ns; });
+    if (it == by_start.begin()) return -1;
+    int e = *(it - 1);
+    while (e >= 0 && !(ts < events[static_cast<std::size_t>(e)].end_ns)) e = events[static_cast<std::size_t>(e)].parent;
+    return e;
+}
+
+std::string shapes_string(const std::vector<std::vector<std::int64_t>>& shapes) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        if (i) out += ", ";
+        out += fmt::format("[{}]", fmt::join(shapes[i], ", "));
+    }
+    return out + "]";
+}
+
+}  // namespace
+
+void Trace::compute_attribution() {
+    std::vector<std::vector<int>> by_thread(threads.size());
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        Event& e = events[i];
+        e.cpu_memory = e.self_cpu_memory = e.cuda_memory = e.self_cuda_memory = 0;
+        e.cuda_time_ns = e.self_cuda_time_ns = 0;
+        by_thread[static_cast<std::size_t>(e.thread)].push_back(static_cast<int>(i));
+    }
+    for (auto& list : by_thread) {
+        std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
+            return events[static_cast<std::size_t>(a)].start_ns < events[static_cast<std::size_t>(b)].start_ns;
+        });
+    }
+    // Memory: to the innermost enclosing event (self) and all its ancestors (total).
+    for (const MemoryEvent& m : memory) {
+        int e = enclosing_event(events, by_thread[static_cast<std::size_t>(m.thread)], m.ts_ns);
+        const bool cuda = m.record.device_type == 1;
+        if (e >= 0) (cuda ? events[static_cast<std::size_t>(e)].self_cuda_memory : events[static_cast<std::size_t>(e)].self_cpu_memory) += m.record.bytes;
+        for (; e >= 0; e = events[static_cast<std::size_t>(e)].parent) {
+            (cuda ? events[static_cast<std::size_t>(e)].cuda_memory : events[static_cast<std::size_t>(e)].cpu_memory) += m.record.bytes;
+        }
+    }
+    // Device time: to the launching event (self) and its ancestors (total).
+    std::map<std::int64_t, int> by_external_id;
+    for (std::size_t i = 0; i < events.size(); ++i) by_external_id[events[i].external_id] = static_cast<int>(i);
+    for (const DeviceEvent& d : device) {
+        if (d.kind == DeviceEvent::Kind::runtime) continue;
+        const auto found = by_external_id.find(d.external_id);
+        if (d.external_id == 0 || found == by_external_id.end()) continue;
+        int e = found->second;
+        events[static_cast<std::size_t>(e)].self_cuda_time_ns += d.end_ns - d.start_ns;
+        for (; e >= 0; e = events[static_cast<std::size_t>(e)].parent) {
+            events[static_cast<std::size_t>(e)].cuda_time_ns += d.end_ns - d.start_ns;
+        }
+    }
+}
+
+KeyAverages Trace::key_averages(const KeyAveragesOptions& options) const {
+    // Direct children's durations, for self time (parent minus direct children).
+    std::vector<std::int64_t> children_ns(events.size(), 0);
+    for (const Event& e : events) {
+        if (e.parent >= 0) children_ns[static_cast<std::size_t>(e.parent)] += e.duration_ns();
+    }
+    // Rows in the order their first event starts, across threads and devices (torch sorts
+    // its event list by start, then longest first).
+    struct Item {
+        std::int64_t start, end;
+        bool device;
+        std::size_t index;
+    };
+    std::vector<Item> order;
+    for (std::size_t i = 0; i < events.size(); ++i) order.push_back({events[i].start_ns, events[i].end_ns, false, i});
+    for (std::size_t i = 0; i < device.size(); ++i) {
+        if (device[i].kind != DeviceEvent::Kind::runtime) order.push_back({device[i].start_ns, device[i].end_ns, true, i});
+    }
+    std::stable_sort(order.begin(), order.end(), [](const Item& a, const Item& b) {
+        if (a.start != b.start) return a.start < b.start;
+        return a.end > b.end;
+    });
+    std::vector<KeyAverage> rows;
+    std::map<std::tuple<std::string, std::string, bool>, std::size_t> index;
+    const auto row_for = [&](const std::string& key, const std::string& shapes, bool on_device) -> KeyAverage& {
+        const auto [it, added] = index.try_emplace({key, shapes, on_device}, rows.size());
+        if (added) {
+            KeyAverage row;
+            row.key = key;
+            row.input_shapes = shapes;
+            row.is_device_event = on_device;
+            rows.push_back(std::move(row));
+        }
+        return rows[it->second];
+    };
+    for (const Item& item : order) {
+        if (item.device) {  // kernels and copies get rows of their own, with device time only
+            const DeviceEvent& d = device[item.index];
+            KeyAverage& row = row_for(d.name, options.group_by_input_shape ? "[]" : "", true);
+            row.count += 1;
+            row.cuda_time_total_us += static_cast<double>(d.end_ns - d.start_ns) / 1000.0;
+            row.self_cuda_time_total_us += static_cast<double>(d.end_ns - d.start_ns) / 1000.0;
+            continue;
+        }
+        const Event& e = events[item.index];
+        const std::string shapes = options.group_by_input_shape ? shapes_string(e.input_shapes) : "";
+        // Steps aggregate into one row, as in torch ("ProfilerStep#3" -> "ProfilerStep*").
+        const bool step = e.name.rfind("ProfilerStep#", 0) == 0;
+        KeyAverage& row = row_for(step ? std::string("ProfilerStep*") : e.name, shapes, false);
+        row.count += 1;
+        row.cpu_time_total_us += static_cast<double>(e.duration_ns()) / 1000.0;
+        row.self_cpu_time_total_us += static_cast<double>(e.duration_ns() - children_ns[item.index]) / 1000.0;
+        row.cuda_time_total_us += static_cast<double>(e.cuda_time_ns) / 1000.0;
+        row.self_cuda_time_total_us += static_cast<double>(e.self_cuda_time_ns) / 1000.0;
+        row.cpu_memory_usage += e.cpu_memory;
+        row.self_cpu_memory_usage += e.self_cpu_memory;
+        row.cuda_memory_usage += e.cuda_memory;
+        row.self_cuda_memory_usage += e.self_cuda_memory;
+    }
+    return KeyAverages(std::move(rows), profile_memory);
+}
+
+void Trace::export_chrome_trace(const std::filesystem::path& path) const {
+    write_file_atomically(path, chrome_trace_json());
+}
+
+}  // namespace vitals::profiler
