@@ -79,7 +79,7 @@ const char* device_category(DeviceEvent::Kind k) {
 
 }  // namespace
 
-std::string Trace::chrome_trace_json() const {
+std::string Trace::chrome_trace_json(std::string_view trace_name) const {
     Buffer out;
     auto it = std::back_inserter(out);
     const auto us = [&](std::int64_t ns) { return static_cast<double>(ns - start_ns) / 1000.0; };
@@ -89,7 +89,7 @@ std::string Trace::chrome_trace_json() const {
                        world_size);
     }
     fmt::format_to(it, "  \"traceName\": ");
-    append_json_string(out, worker_name);
+    append_json_string(out, trace_name.empty() ? std::string_view(worker_name) : trace_name);
     fmt::format_to(it, ",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {},\n  \"traceEvents\": [\n",
                    base_time_ns);
     bool first = true;

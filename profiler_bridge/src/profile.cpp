@@ -258,7 +258,7 @@ TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, Tensorboa
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
         std::filesystem::path path = dir / fmt::format("{}.{}.pt.trace.json", worker, ms);
-        std::string json = profile.trace().chrome_trace_json();
+        std::string json = profile.trace().chrome_trace_json(worker);
         if (options.use_gzip) {
             path += ".gz";
             json = detail::gzip_compress(json);

@@ -73,8 +73,8 @@ struct Trace {
 
     // Aggregates events by name (and input shapes when asked).
     KeyAverages key_averages(const KeyAveragesOptions& options = {}) const;
-    // The trace as Kineto-compatible Chrome trace JSON.
-    std::string chrome_trace_json() const;
+    // The trace as Kineto-compatible Chrome trace JSON; trace_name overrides worker_name.
+    std::string chrome_trace_json(std::string_view trace_name = {}) const;
     // Writes chrome_trace_json() to `path` atomically (temporary file, then rename).
     void export_chrome_trace(const std::filesystem::path& path) const;
 

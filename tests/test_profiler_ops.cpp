@@ -1,0 +1,95 @@
+// The kernel set and the Timer under the profiler: operators as cpu_op events with
+// their inputs, memory from the allocators, Timer blocks and Timer::profile.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vitals/kernels/kernels.hpp>
+#include <vitals/profiler/profile.hpp>
+#include <vitals/timer.hpp>
+
+namespace k = vitals::kernels;
+namespace p = vitals::profiler;
+using k::Device;
+using k::DType;
+using k::Tensor;
+
+namespace {
+const p::Event* find(const p::Trace& t, const std::string& name, int nth = 0) {
+    for (const p::Event& e : t.events) {
+        if (e.name == name && nth-- == 0) return &e;
+    }
+    return nullptr;
+}
+int count(const p::Trace& t, const std::string& name) {
+    return static_cast<int>(std::count_if(t.events.begin(), t.events.end(), [&](const auto& e) { return e.name == name; }));
+}
+}  // namespace
+
+TEST(ProfiledOps, MlpForwardShowsLinearAddmmAndRelu) {
+    k::Mlp model;
+    const Tensor x = Tensor::randn({32, 512}, DType::f32, Device::cpu, 1);
+    p::Profile profile({.record_shapes = true, .profile_memory = true});
+    profile.start();
+    {
+        VITALS_RECORD_FUNCTION("forward");
+        model.forward(x);
+    }
+    profile.stop();
+    const p::Trace& t = profile.trace();
+    EXPECT_EQ(count(t, "linear"), 2);
+    EXPECT_EQ(count(t, "addmm"), 2);
+    EXPECT_EQ(count(t, "relu"), 1);
+    const p::Event* linear = find(t, "linear");
+    const p::Event* addmm = find(t, "addmm");
+    ASSERT_TRUE(linear && addmm);
+    EXPECT_EQ(linear->category, p::Category::cpu_op);
+    EXPECT_EQ(&t.events[static_cast<std::size_t>(addmm->parent)], linear);  // addmm under linear
+    EXPECT_EQ(t.events[static_cast<std::size_t>(linear->parent)].name, "forward");
+    EXPECT_EQ(linear->input_shapes, (std::vector<std::vector<std::int64_t>>{{32, 512}, {1024, 512}, {1024}}));
+    EXPECT_EQ(linear->input_types, (std::vector<std::string>{"float", "float", "float"}));
+    // Memory: linear's output (32x1024 floats) is allocated inside addmm.
+    EXPECT_EQ(addmm->self_cpu_memory, 32 * 1024 * 4);
+    EXPECT_EQ(linear->cpu_memory, 32 * 1024 * 4);
+    EXPECT_FALSE(t.memory.empty());
+    const std::string table = t.key_averages({.group_by_input_shape = true}).table({.sort_by = "cpu_time_total"});
+    EXPECT_NE(table.find("CPU Mem"), std::string::npos);
+    EXPECT_NE(table.find("[[32, 512], [1024, 512], [1024]]"), std::string::npos) << table;
+    EXPECT_NE(table.find("[[32, 1024], [512, 1024], [512]]"), std::string::npos) << table;
+    const std::string json = t.chrome_trace_json();
+    EXPECT_NE(json.find("\"Input Dims\": [[32, 512], [1024, 512], [1024]]"), std::string::npos);
+    EXPECT_NE(json.find("\"name\": \"[memory]\""), std::string::npos);
+}
+
+TEST(ProfiledOps, NothingIsRecordedWithoutAProfile) {
+    const Tensor x = Tensor::randn({8, 8}, DType::f32, Device::cpu, 1);
+    k::relu(x);  // no session: must not reach any buffer
+    p::Profile profile;
+    profile.start();
+    profile.stop();
+    EXPECT_TRUE(profile.trace().events.empty());
+}
+
+TEST(TimerProfile, RecordsTheStatementApartFromTheMeasurement) {
+    auto x = std::make_shared<Tensor>(Tensor::randn({64, 64}, DType::f32, Device::cpu, 1));
+    vitals::Timer timer({.stmt = [x] { vitals::do_not_optimize(k::relu(*x)); }, .label = "relu", .sub_label = "64x64"});
+    const vitals::Measurement m = timer.blocked_autorange({.min_run_time = 0.01});
+    const p::Trace trace = timer.profile({.profile = {.record_shapes = true}});
+    // Default: as many calls as a measured block had.
+    EXPECT_EQ(count(trace, "relu"), m.number_per_run());
+    const p::Event* annotation = find(trace, "Timer.profile: relu: 64x64 (" + std::to_string(m.number_per_run()) + " calls)");
+    ASSERT_NE(annotation, nullptr);
+    EXPECT_EQ(trace.events[static_cast<std::size_t>(find(trace, "relu")->parent)].name, annotation->name);
+    EXPECT_EQ(count(timer.profile({.number = 3}), "relu"), 3);
+    EXPECT_THROW(timer.profile({.profile = {.schedule = p::Schedule{}}}), std::invalid_argument);
+    EXPECT_THROW(timer.profile({.number = -1}), std::invalid_argument);
+}
+
+TEST(TimerProfile, BlocksAppearAsAnnotationsWhileAProfileRecords) {
+    vitals::Timer timer({.stmt = [] {}, .label = "empty"});
+    p::Profile profile;
+    profile.start();
+    timer.timeit(5);
+    profile.stop();
+    EXPECT_EQ(count(profile.trace(), "Timer block: empty (2 calls)"), 1);  // the warm-up block
+    EXPECT_EQ(count(profile.trace(), "Timer block: empty (5 calls)"), 1);
+}

@@ -1,0 +1,284 @@
+// Profile sessions: the schedule, recording from many threads, bounded memory, the
+// trace file and the TensorBoard handler.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "../profiler_bridge/src/recorder.hpp"
+#include "vitals/profiler/profile.hpp"
+
+using namespace vitals::profiler;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string actions(const Schedule& s, int steps) {
+    std::string out;
+    for (int i = 0; i < steps; ++i) {
+        switch (s.action(i)) {
+            case ProfilerAction::none: out += 'N'; break;
+            case ProfilerAction::warmup: out += 'W'; break;
+            case ProfilerAction::record: out += 'R'; break;
+            case ProfilerAction::record_and_save: out += 'S'; break;
+        }
+    }
+    return out;
+}
+
+std::multiset<std::string> names(const Trace& t) {
+    std::multiset<std::string> out;
+    for (const Event& e : t.events) out.insert(e.name);
+    return out;
+}
+
+fs::path scratch_dir(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("vitals-profiler-" + std::to_string(::getpid()) + "-" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+}  // namespace
+
+// Expected strings follow torch.profiler.schedule step by step (N none, W warmup,
+// R record, S record and save).
+TEST(Schedule, ActionsMatchTheReference) {
+    EXPECT_EQ(actions({.wait = 1, .warmup = 1, .active = 2}, 8), "NWRSNWRS");
+    EXPECT_EQ(actions({.wait = 1, .warmup = 1, .active = 2, .repeat = 1}, 8), "NWRSNNNN");
+    EXPECT_EQ(actions({.wait = 1, .warmup = 1, .active = 2, .skip_first = 2}, 8), "NNNWRSNW");
+    EXPECT_EQ(actions({.wait = 0, .warmup = 0, .active = 1}, 4), "SSSS");
+    EXPECT_EQ(actions({.wait = 2, .warmup = 1, .active = 3, .repeat = 2}, 14), "NNWRRSNNWRRSNN");
+    EXPECT_EQ(actions({.wait = 0, .warmup = 2, .active = 1, .repeat = 0, .skip_first = 1}, 7), "NWWSWWS");
+}
+
+TEST(Schedule, RejectsInvalidSettings) {
+    EXPECT_THROW(Profile({.schedule = Schedule{.wait = 1, .warmup = 1, .active = 0}}), std::invalid_argument);
+    EXPECT_THROW(Profile({.schedule = Schedule{.wait = -1, .active = 1}}), std::invalid_argument);
+    EXPECT_THROW(Profile({.schedule = Schedule{.active = 1, .repeat = -2}}), std::invalid_argument);
+}
+
+TEST(Profile, ScheduleRecordsOnlyActiveStepsAndDeliversEachCycle) {
+    std::vector<std::multiset<std::string>> delivered;
+    Profile profile({.schedule = Schedule{.wait = 1, .warmup = 1, .active = 2},
+                     .on_trace_ready = [&](Profile& p) { delivered.push_back(names(p.trace())); }});
+    profile.start();
+    for (int step = 0; step < 8; ++step) {
+        { VITALS_RECORD_FUNCTION("work"); }
+        profile.step();
+    }
+    profile.stop();
+    ASSERT_EQ(delivered.size(), 2u);  // the tutorial's example: traces of steps 2-3 and 6-7
+    EXPECT_EQ(delivered[0], (std::multiset<std::string>{"ProfilerStep#2", "ProfilerStep#3", "work", "work"}));
+    EXPECT_EQ(delivered[1], (std::multiset<std::string>{"ProfilerStep#6", "ProfilerStep#7", "work", "work"}));
+    const Trace& last = profile.trace();
+    for (const Event& e : last.events) {  // each "work" lies inside its step
+        if (e.name == "work") {
+            ASSERT_GE(e.parent, 0);
+            EXPECT_EQ(last.events[static_cast<std::size_t>(e.parent)].name.rfind("ProfilerStep#", 0), 0u);
+        }
+    }
+    EXPECT_NE(last.key_averages().table().find("ProfilerStep*"), std::string::npos);
+}
+
+TEST(Profile, WithoutScheduleRecordsStartToStop) {
+    int ready = 0;
+    Profile profile({.on_trace_ready = [&](Profile&) { ++ready; }});
+    { VITALS_RECORD_FUNCTION("before start"); }
+    profile.start();
+    {
+        VITALS_RECORD_FUNCTION("outer");
+        { VITALS_RECORD_FUNCTION("inner"); }
+        { VITALS_RECORD_FUNCTION("inner"); }
+    }
+    profile.stop();
+    { VITALS_RECORD_FUNCTION("after stop"); }
+    EXPECT_EQ(ready, 1);
+    const Trace& t = profile.trace();
+    EXPECT_EQ(names(t), (std::multiset<std::string>{"outer", "inner", "inner"}));
+    ASSERT_EQ(t.events.size(), 3u);
+    EXPECT_EQ(t.events[0].parent, -1);
+    EXPECT_EQ(t.events[1].parent, 0);
+    EXPECT_EQ(t.events[2].parent, 0);
+    EXPECT_LE(t.events[0].start_ns, t.events[1].start_ns);
+    EXPECT_LE(t.events[2].end_ns, t.events[0].end_ns);
+    EXPECT_LE(t.start_ns, t.events[0].start_ns);
+    EXPECT_LE(t.events[0].end_ns, t.end_ns);
+    // Self time of outer = its duration minus both inners.
+    const auto rows = t.key_averages().rows();
+    const auto outer = std::find_if(rows.begin(), rows.end(), [](const auto& r) { return r.key == "outer"; });
+    ASSERT_NE(outer, rows.end());
+    EXPECT_NEAR(outer->self_cpu_time_total_us,
+                static_cast<double>(t.events[0].duration_ns() - t.events[1].duration_ns() - t.events[2].duration_ns()) / 1000,
+                1e-6);
+}
+
+TEST(Profile, MisuseIsAClearError) {
+    Profile a;
+    EXPECT_THROW(a.step(), std::logic_error);
+    EXPECT_THROW(a.stop(), std::logic_error);
+    a.start();
+    EXPECT_THROW(a.start(), std::logic_error);
+    Profile b;
+    EXPECT_THROW(b.start(), std::logic_error);  // one session at a time
+    a.stop();
+    b.start();
+    b.stop();
+}
+
+TEST(Profile, EightThreadsLoseNoEvent) {
+    constexpr int kThreads = 8, kScopes = 20000;
+    Profile profile;
+    profile.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([] {
+            for (int i = 0; i < kScopes; ++i) {
+                VITALS_RECORD_FUNCTION("outer");
+                VITALS_RECORD_FUNCTION("inner");
+            }
+        });
+    }
+    for (auto& th : threads) th.join();  // the threads have exited before stop()
+    profile.stop();
+    const Trace& t = profile.trace();
+    std::map<std::int64_t, int> per_thread;
+    for (const Event& e : t.events) per_thread[t.threads[static_cast<std::size_t>(e.thread)].tid] += 1;
+    EXPECT_EQ(per_thread.size(), static_cast<std::size_t>(kThreads));
+    for (const auto& [tid, count] : per_thread) EXPECT_EQ(count, 2 * kScopes) << tid;
+    const auto rows = t.key_averages().rows();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].count, kThreads * kScopes);
+    EXPECT_EQ(rows[1].count, kThreads * kScopes);
+}
+
+TEST(Profile, UnrecordedStepsStoreNothing) {
+    Profile profile({.schedule = Schedule{.wait = 100000, .warmup = 1, .active = 1}});
+    profile.start();
+    for (int step = 0; step < 2000; ++step) {
+        for (int i = 0; i < 100; ++i) VITALS_RECORD_FUNCTION("waiting");
+        profile.step();
+    }
+    // Only the (empty) current chunk of each thread is held, however long the job runs.
+    EXPECT_LE(vitals::profiler::detail::buffered_bytes(), 4u * 70 * 1024);
+    profile.stop();
+    EXPECT_TRUE(profile.trace().events.empty());
+}
+
+TEST(ChromeTrace, ParsesBackWithNestedSlicesAndAnyName) {
+    const std::string tricky = std::string("quote \" backslash \\ newline \n tab \t bell \x07 bad utf8 \xff\xfe end");
+    Profile profile;
+    profile.start();
+    {
+        RecordFunction outer(tricky, Category::user_annotation, 0);
+        { VITALS_RECORD_FUNCTION("ünïcødé ✓"); }
+        std::thread([] { VITALS_RECORD_FUNCTION("other thread"); }).join();
+    }
+    profile.stop();
+    const fs::path dir = scratch_dir("chrome");
+    const fs::path path = dir / "trace.json";
+    profile.export_chrome_trace(path);
+    std::ifstream in(path);
+    const json doc = json::parse(in);  // throws if the file is not valid JSON
+    EXPECT_EQ(doc.at("schemaVersion"), 1);
+    EXPECT_TRUE(doc.at("deviceProperties").is_array());
+    EXPECT_EQ(doc.at("displayTimeUnit"), "ms");
+    EXPECT_GT(doc.at("baseTimeNanoseconds").get<std::int64_t>(), 1'600'000'000'000'000'000);
+    std::set<std::string> seen;
+    std::map<std::int64_t, std::vector<std::pair<double, double>>> slices;
+    std::set<std::string> metadata;
+    for (const json& e : doc.at("traceEvents")) {
+        if (e.at("ph") == "X") {
+            seen.insert(e.at("name").get<std::string>());
+            EXPECT_EQ(e.at("cat"), "user_annotation");
+            EXPECT_TRUE(e.at("args").contains("External id"));
+            slices[e.at("tid").get<std::int64_t>()].push_back({e.at("ts").get<double>(), e.at("ts").get<double>() + e.at("dur").get<double>()});
+        } else if (e.at("ph") == "M") {
+            metadata.insert(e.at("name").get<std::string>());
+        }
+    }
+    const std::string replaced = std::string("quote \" backslash \\ newline \n tab \t bell \x07 bad utf8 ") +
+                                 "\xef\xbf\xbd\xef\xbf\xbd" + " end";
+    EXPECT_TRUE(seen.count(replaced)) << "invalid UTF-8 bytes become U+FFFD, the rest survives";
+    EXPECT_TRUE(seen.count("ünïcødé ✓"));
+    EXPECT_TRUE(seen.count("other thread"));
+    EXPECT_EQ(slices.size(), 2u);
+    EXPECT_TRUE(metadata.count("process_name"));
+    EXPECT_TRUE(metadata.count("thread_name"));
+    // Slices on a thread nest: any two are disjoint or one contains the other.
+    for (const auto& [tid, list] : slices) {
+        for (const auto& a : list) {
+            for (const auto& b : list) {
+                const bool disjoint = a.second <= b.first || b.second <= a.first;
+                const bool nested = (a.first <= b.first && b.second <= a.second) || (b.first <= a.first && a.second <= b.second);
+                EXPECT_TRUE(disjoint || nested);
+            }
+        }
+    }
+    fs::remove_all(dir);
+}
+
+TEST(ChromeTrace, UnwritablePathFailsAndLeavesNothing) {
+    Profile profile;
+    profile.start();
+    { VITALS_RECORD_FUNCTION("x"); }
+    profile.stop();
+    const fs::path dir = scratch_dir("unwritable");
+    EXPECT_THROW(profile.export_chrome_trace(dir / "missing" / "trace.json"), std::runtime_error);
+    EXPECT_THROW(profile.export_chrome_trace(dir), std::runtime_error);  // a folder
+    EXPECT_TRUE(fs::is_empty(dir));
+    fs::remove_all(dir);
+}
+
+TEST(TensorboardHandler, WritesFilesToolsFind) {
+    const fs::path dir = scratch_dir("tb") / "logs";
+    for (bool gzip : {false, true}) {
+        Profile profile({.schedule = Schedule{.wait = 0, .warmup = 1, .active = 1},
+                         .on_trace_ready = tensorboard_trace_handler(dir, {.worker_name = "worker0", .use_gzip = gzip})});
+        profile.start();
+        for (int step = 0; step < 4; ++step) {
+            { VITALS_RECORD_FUNCTION("train"); }
+            profile.step();
+        }
+        profile.stop();
+    }
+    const std::regex pattern(R"(^(.*?)(\.\d+)?\.pt\.trace\.json(?:\.gz)?$)");
+    int plain = 0, gzipped = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        std::smatch match;
+        ASSERT_TRUE(std::regex_match(name, match, pattern)) << name;
+        EXPECT_EQ(match[1], "worker0");
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (name.ends_with(".gz")) {
+            ++gzipped;
+            z_stream z{};
+            ASSERT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+            std::string text(1 << 20, '\0');
+            z.next_in = reinterpret_cast<Bytef*>(bytes.data());
+            z.avail_in = static_cast<uInt>(bytes.size());
+            z.next_out = reinterpret_cast<Bytef*>(text.data());
+            z.avail_out = static_cast<uInt>(text.size());
+            ASSERT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+            text.resize(z.total_out);
+            inflateEnd(&z);
+            bytes = text;
+        } else {
+            ++plain;
+        }
+        const json doc = json::parse(bytes);
+        EXPECT_EQ(doc.at("traceName"), "worker0");
+    }
+    // 4 steps of (warmup 1, active 1): two cycles each, files may share a millisecond.
+    EXPECT_GE(plain, 1);
+    EXPECT_GE(gzipped, 1);
+    fs::remove_all(dir.parent_path());
+}
