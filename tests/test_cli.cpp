@@ -91,6 +91,11 @@ TEST_F(Cli, HelpExitsZero) {
 
 TEST_F(Cli, UsageErrorsExitTwoWithAMessage) {
     expect_usage_error("", "command");
+    expect_usage_error("profile relu/32x1024/cpu-f32 --sort-by speed", "unknown --sort-by 'speed'");
+    expect_usage_error("profile relu/32x1024/cpu-f32 --active 0", "--active");
+    expect_usage_error("profile relu/32x1024/cpu-f32 --trace a.json --trace-dir logs", "--trace");
+    expect_usage_error("profile relu/32x1024/cpu-f32 --gzip", "--trace-dir");
+    expect_usage_error("profile no/such/case", "no case named");
     expect_usage_error("frobnicate", "frobnicate");
     expect_usage_error("list --bogus", "--bogus");
     expect_usage_error("timeit", "name");
@@ -178,4 +183,54 @@ TEST_F(Cli, UnwritableOutputFailsBeforeRunningAndKeepsOldFile) {
         fs::permissions(locked, fs::perms::owner_all);
         EXPECT_EQ(slurp(locked / "old.json"), "previous results");
     }
+}
+
+TEST_F(Cli, ProfileShowsTheModelsOperators) {
+    const fs::path trace = dir_ / "trace.json";
+    const CommandResult r = run_vitals("profile mlp_forward/32x512/cpu-f32 --steps 1 --record-shapes --profile-memory "
+                                       "--trace " + trace.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // One step of the forward: linear twice, addmm twice (inside linear), relu once.
+    const auto calls = [&](const std::string& name) {
+        const auto at = r.out.find("  " + name + "  ");
+        EXPECT_NE(at, std::string::npos) << name << " missing in\n" << r.out;
+        const auto line_end = r.out.find('\n', at);
+        const std::string line = r.out.substr(at, line_end - at);
+        return std::stoi(line.substr(line.find_last_not_of(' ', line.size() - 3) - 1));
+    };
+    EXPECT_EQ(calls("linear"), 2);
+    EXPECT_EQ(calls("addmm"), 2);
+    EXPECT_EQ(calls("relu"), 1);
+    EXPECT_NE(r.out.find("Self CPU Mem"), std::string::npos);
+    const auto doc = nlohmann::json::parse(slurp(trace));
+    std::vector<std::pair<double, double>> linear, addmm;
+    for (const auto& e : doc.at("traceEvents")) {
+        if (e.at("ph") != "X") continue;
+        const double ts = e.at("ts"), end = ts + e.at("dur").get<double>();
+        if (e.at("name") == "linear") linear.push_back({ts, end});
+        if (e.at("name") == "addmm") addmm.push_back({ts, end});
+        if (e.at("name") == "linear") EXPECT_EQ(e.at("args").at("Input Dims").size(), 3u);
+    }
+    ASSERT_EQ(linear.size(), 2u);
+    ASSERT_EQ(addmm.size(), 2u);
+    for (int i = 0; i < 2; ++i) {  // each addmm inside its linear
+        EXPECT_LE(linear[i].first, addmm[i].first);
+        EXPECT_LE(addmm[i].second, linear[i].second);
+    }
+}
+
+TEST_F(Cli, ProfileWithAScheduleWritesOneTracePerCycle) {
+    const fs::path logs = dir_ / "logs";
+    const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --wait 1 --warmup 1 --active 2 --steps 8 --trace-dir " +
+                                       logs.string() + " --worker w0");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("(trace 1)"), std::string::npos);
+    EXPECT_NE(r.out.find("(trace 2)"), std::string::npos);
+    EXPECT_NE(r.out.find("ProfilerStep*"), std::string::npos);
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(logs)) {
+        EXPECT_EQ(entry.path().filename().string().rfind("w0.", 0), 0u);
+        ++files;
+    }
+    EXPECT_EQ(files, 2);
 }

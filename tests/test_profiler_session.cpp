@@ -277,8 +277,8 @@ TEST(TensorboardHandler, WritesFilesToolsFind) {
         const json doc = json::parse(bytes);
         EXPECT_EQ(doc.at("traceName"), "worker0");
     }
-    // 4 steps of (warmup 1, active 1): two cycles each, files may share a millisecond.
-    EXPECT_GE(plain, 1);
-    EXPECT_GE(gzipped, 1);
+    // 4 steps of (warmup 1, active 1): two traces each, never sharing a file.
+    EXPECT_EQ(plain, 2);
+    EXPECT_EQ(gzipped, 2);
     fs::remove_all(dir.parent_path());
 }

@@ -254,15 +254,17 @@ TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, Tensorboa
         std::filesystem::create_directories(dir, ec);
         if (ec) throw std::runtime_error(fmt::format("cannot create trace folder '{}': {}", dir.string(), ec.message()));
         const std::string worker = options.worker_name.empty() ? default_worker_name() : options.worker_name;
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-        std::filesystem::path path = dir / fmt::format("{}.{}.pt.trace.json", worker, ms);
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+        const char* suffix = options.use_gzip ? ".pt.trace.json.gz" : ".pt.trace.json";
+        // Two traces in one millisecond must not share a file: take the next free stamp.
+        std::filesystem::path path;
+        do {
+            path = dir / fmt::format("{}.{}{}", worker, ms++, suffix);
+        } while (std::filesystem::exists(path));
         std::string json = profile.trace().chrome_trace_json(worker);
-        if (options.use_gzip) {
-            path += ".gz";
-            json = detail::gzip_compress(json);
-        }
+        if (options.use_gzip) json = detail::gzip_compress(json);
         write_file_atomically(path, json);
     };
 }

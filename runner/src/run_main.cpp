@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -12,6 +14,8 @@
 
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
+#include "vitals/detail/device_clock.hpp"
+#include "vitals/profiler/profile.hpp"
 #include "vitals/results.hpp"
 #include "vitals/runner.hpp"
 
@@ -174,6 +178,89 @@ int cmd_timeit(const Registry& registry, const std::string& name, const MeasureO
     return 0;
 }
 
+struct ProfileCommand {
+    std::int64_t steps = 0;  // 0: one cycle of the schedule, or 1 step without one
+    std::optional<std::int64_t> wait, warmup, active, repeat, skip_first;
+    bool record_shapes = false, profile_memory = false, group_by_input_shape = false;
+    std::string sort_by = "cpu_time_total";
+    int row_limit = 100;
+    std::optional<std::string> trace_file, trace_dir, worker;
+    bool gzip = false;
+};
+
+int cmd_profile(const Registry& registry, const std::string& name, const ProfileCommand& o) {
+    const Case& c = find_case(registry, name);
+    // Check what can be checked before running anything.
+    const auto& keys = profiler::sort_keys();
+    if (std::find(keys.begin(), keys.end(), o.sort_by) == keys.end()) {
+        throw UsageError(fmt::format("unknown --sort-by '{}'; use one of: {}", o.sort_by, fmt::join(keys, ", ")));
+    }
+    if ((o.worker || o.gzip) && !o.trace_dir) throw UsageError("--worker and --gzip go with --trace-dir");
+    if (o.trace_file) check_output_path(*o.trace_file);
+    std::optional<profiler::Schedule> schedule;
+    if (o.wait || o.warmup || o.active || o.repeat || o.skip_first) {
+        schedule = profiler::Schedule{o.wait.value_or(0), o.warmup.value_or(0), o.active.value_or(1), o.repeat.value_or(0),
+                                      o.skip_first.value_or(0)};
+        try {
+            schedule->validate();
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(fmt::format("{}; see 'vitals profile --help'", e.what()));
+        }
+    }
+    const std::int64_t steps =
+        o.steps > 0 ? o.steps
+                    : (schedule ? schedule->skip_first + (schedule->wait + schedule->warmup + schedule->active) *
+                                                             std::max<std::int64_t>(schedule->repeat, 1)
+                                : 1);
+
+    Timer timer = [&] {
+        try {
+            return c.make_timer();
+        } catch (const SkipCase& skip) {
+            throw std::runtime_error(fmt::format("case '{}' cannot run here: {}", c.name, skip.what()));
+        }
+    }();
+    int traces = 0;
+    profiler::TraceReadyHandler write_dir;
+    if (o.trace_dir) write_dir = profiler::tensorboard_trace_handler(*o.trace_dir, {.worker_name = o.worker.value_or(""), .use_gzip = o.gzip});
+    profiler::ProfileOptions options{
+        .activities = {profiler::Activity::cpu},
+        .record_shapes = o.record_shapes || o.group_by_input_shape,
+        .profile_memory = o.profile_memory,
+        .schedule = schedule,
+        .on_trace_ready =
+            [&](profiler::Profile& p) {
+                ++traces;
+                fmt::print("{} (trace {}):\n{}\n", c.name, traces,
+                           p.key_averages({.group_by_input_shape = o.group_by_input_shape})
+                               .table({.sort_by = o.sort_by, .row_limit = o.row_limit}));
+                if (write_dir) write_dir(p);
+            },
+    };
+    if (timer.options().cuda_stream) options.activities.push_back(profiler::Activity::cuda);
+    const TimerOptions& t = timer.options();
+    t.global_setup.run(1);
+    t.setup.run(1);
+    profiler::Profile profile(std::move(options));
+    profile.start();
+    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    if (!terminal) fmt::print(stderr, "profiling {}: {} step{}\n", c.name, steps, steps > 1 ? "s" : "");
+    for (std::int64_t step = 0; step < steps; ++step) {
+        if (terminal) fmt::print(stderr, "\r[step {}/{}] {}", step + 1, steps, c.name);
+        t.stmt.run(1);
+        if (t.cuda_stream) detail::synchronize_stream(*t.cuda_stream);
+        if (step + 1 < steps) profile.step();
+    }
+    if (terminal) fmt::print(stderr, "\n");
+    profile.stop();
+    if (o.trace_file) {
+        profile.export_chrome_trace(*o.trace_file);
+        fmt::print(stderr, "trace written to {}\n", *o.trace_file);
+    }
+    if (traces == 0) fmt::print(stderr, "no step was recorded: the schedule's active steps lie past --steps {}\n", steps);
+    return 0;
+}
+
 int cmd_run(const Registry& registry, const std::optional<std::string>& filter, const MeasureOptions& o,
             const std::optional<std::string>& json_path, const std::string& executable) {
     const std::optional<std::regex> re = filter ? std::optional(compile_filter(*filter)) : std::nullopt;
@@ -248,12 +335,36 @@ int run_main(int argc, char** argv, const Registry& registry) {
     add_measure_flags(*run, run_options);
     run->add_option("--json", json_path, "Also write the results as JSON (Google Benchmark layout)");
 
+    ProfileCommand profile_options;
+    auto* profile = app.add_subcommand("profile", "Run a case's statement step by step under the profiler; print tables");
+    profile->add_option("name", case_name, "The case's name (see 'vitals list')")->required();
+    profile->add_option("--steps", profile_options.steps, "Steps to run, one call each (default: one schedule cycle)")
+        ->check(CLI::PositiveNumber);
+    profile->add_option("--wait", profile_options.wait, "Schedule: steps to skip in each cycle")->check(CLI::NonNegativeNumber);
+    profile->add_option("--warmup", profile_options.warmup, "Schedule: steps traced, then discarded")->check(CLI::NonNegativeNumber);
+    profile->add_option("--active", profile_options.active, "Schedule: steps recorded (default 1)")->check(CLI::PositiveNumber);
+    profile->add_option("--repeat", profile_options.repeat, "Schedule: cycles (0: until the steps end)")->check(CLI::NonNegativeNumber);
+    profile->add_option("--skip-first", profile_options.skip_first, "Schedule: steps to skip at the start")
+        ->check(CLI::NonNegativeNumber);
+    profile->add_flag("--record-shapes", profile_options.record_shapes, "Record operators' input shapes and dtypes");
+    profile->add_flag("--profile-memory", profile_options.profile_memory, "Record allocations: memory columns");
+    profile->add_flag("--group-by-input-shape", profile_options.group_by_input_shape, "One row per name and input shapes");
+    profile->add_option("--sort-by", profile_options.sort_by, "Sort key (default cpu_time_total)");
+    profile->add_option("--row-limit", profile_options.row_limit, "Rows to print (default 100)")->check(CLI::NonNegativeNumber);
+    auto* trace_file = profile->add_option("--trace", profile_options.trace_file, "Write the last trace as Chrome trace JSON");
+    auto* trace_dir = profile->add_option("--trace-dir", profile_options.trace_dir,
+                                          "Write every trace as <worker>.<ms>.pt.trace.json into this folder");
+    trace_file->excludes(trace_dir);
+    profile->add_option("--worker", profile_options.worker, "Worker name in --trace-dir file names (default <host>_<pid>)");
+    profile->add_flag("--gzip", profile_options.gzip, "Gzip the --trace-dir files");
+
     try {
         for (const std::string& problem : registry.problems()) throw UsageError(problem);
         const std::string first = argc >= 2 ? argv[1] : "";
-        if (!first.empty() && first[0] != '-' && first != "list" && first != "timeit" && first != "run") {
-            throw UsageError(fmt::format("unknown command '{}'; the commands are list, timeit and run (see 'vitals --help')",
-                                         argv[1]));
+        if (!first.empty() && first[0] != '-' && first != "list" && first != "timeit" && first != "run" &&
+            first != "profile") {
+            throw UsageError(fmt::format(
+                "unknown command '{}'; the commands are list, timeit, run and profile (see 'vitals --help')", argv[1]));
         }
         try {
             app.parse(argc, argv);
@@ -271,11 +382,12 @@ int run_main(int argc, char** argv, const Registry& registry) {
             const std::string help = target == &app ? "vitals --help" : fmt::format("vitals {} --help", target->get_name());
             std::string message = e.what();
             if (message.empty() || (e.get_name() == "RequiredError" && target == &app)) {
-                message = "give a command: list, timeit or run";
+                message = "give a command: list, timeit, run or profile";
             }
             throw UsageError(fmt::format("{}; see '{}'", message, help));
         }
         if (list->parsed()) return cmd_list(registry, filter);
+        if (profile->parsed()) return cmd_profile(registry, case_name, profile_options);
         if (timeit->parsed()) {
             validate(timeit_options);
             return cmd_timeit(registry, case_name, timeit_options, json_path, executable);

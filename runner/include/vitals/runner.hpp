@@ -1,4 +1,4 @@
-// The runner: the `vitals` commands (list, timeit, run) over a registry of cases.
+// The runner: the `vitals` commands (list, timeit, run, profile) over a registry of cases.
 #pragma once
 
 #include "vitals/case.hpp"
