@@ -33,7 +33,7 @@ test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 demo: build
-	$(BUILD_DIR)/bin/vitals_tour
+	$(BUILD_DIR)/bin/vitals_tour $(BUILD_DIR)/tour
 
 bench: build
 	$(BUILD_DIR)/bin/vitals_bench_timer

@@ -3,9 +3,11 @@
 #include <vitals/kernels/kernels.hpp>
 #include <vitals/vitals.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vitals/profiler/profile.hpp>
 
 namespace {
 
@@ -26,7 +28,66 @@ vitals::Timer matmul_timer(std::int64_t n, k::DType dtype) {
 
 }  // namespace
 
-int main() {
+namespace p = vitals::profiler;
+
+void profiler_walkthrough(const std::filesystem::path& out) {
+    k::Mlp model;  // Linear(512, 1024), ReLU, Linear(1024, 512)
+    const k::Tensor x = k::Tensor::randn({32, 512}, k::DType::f32, k::Device::cpu, 1);
+
+    heading("4. Profiler: where the forward pass spends its time");
+    {
+        p::Profile prof({.record_shapes = true});
+        prof.start();
+        {
+            VITALS_RECORD_FUNCTION("forward");
+            model.forward(x);
+        }
+        prof.stop();
+        std::cout << prof.key_averages().table({.sort_by = "cpu_time_total", .row_limit = 8});
+        std::cout << "\nGrouped by input shape, linear splits into its two layers:\n";
+        std::cout << prof.key_averages({.group_by_input_shape = true}).table({.sort_by = "cpu_time_total", .row_limit = 8});
+    }
+
+    heading("5. Profiler with profile_memory: who allocates");
+    {
+        p::Profile prof({.record_shapes = true, .profile_memory = true});
+        prof.start();
+        model.forward(x);
+        prof.stop();
+        std::cout << prof.key_averages().table({.sort_by = "self_cpu_memory_usage", .row_limit = 8});
+        const auto trace_path = out / "trace.json";
+        prof.export_chrome_trace(trace_path);
+        std::cout << "\nTrace written to " << trace_path.string()
+                  << ": open it in ui.perfetto.dev or chrome://tracing.\n";
+    }
+
+    heading("6. A scheduled training loop: wait 1, warm up 1, record 2, over 8 steps");
+    {
+        k::Sgd sgd(model, 0.01);
+        const k::Tensor target = k::Tensor::randn({32, 512}, k::DType::f32, k::Device::cpu, 2);
+        const auto logs = out / "logs";
+        int traces = 0;
+        const p::TraceReadyHandler write = p::tensorboard_trace_handler(logs);
+        p::Profile prof({.schedule = p::Schedule{.wait = 1, .warmup = 1, .active = 2},
+                         .on_trace_ready = [&](p::Profile& done) {
+                             ++traces;
+                             std::cout << "trace " << traces << ":\n"
+                                       << done.key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 5});
+                             write(done);
+                         }});
+        prof.start();
+        for (int step = 0; step < 8; ++step) {
+            k::train_step(model, sgd, x, target);
+            prof.step();
+        }
+        prof.stop();
+        std::cout << "\n" << traces << " traces written to " << logs.string() << " (TensorBoard's layout).\n";
+    }
+}
+
+int main(int argc, char** argv) {
+    const std::filesystem::path out = argc > 1 ? argv[1] : "vitals-tour";
+    std::filesystem::create_directories(out);
     heading("1. Timer.blocked_autorange: the tutorial's x @ y on 128x128 float matrices");
     std::cout << "vitals::Timer timer({.stmt = [x, y] { vitals::do_not_optimize(matmul(*x, *y)); }, .label = \"x @ y\", ...});\n"
                  "std::cout << timer.blocked_autorange({.min_run_time = 0.5});\n\n";
@@ -47,8 +108,11 @@ int main() {
     heading("3. Timer.adaptive_autorange: stop once IQR/median < 5%");
     std::cout << matmul_timer(64, k::DType::f32).adaptive_autorange({.threshold = 0.05, .max_run_time = 2.0}) << "\n";
 
+    profiler_walkthrough(out);
+
     heading("Next");
     std::cout << "build/bin/vitals list                       # the built-in cases\n"
                  "build/bin/vitals timeit matmul/128x128/cpu-f32\n"
-                 "build/bin/vitals run --filter mask_indices --json results.json\n";
+                 "build/bin/vitals run --filter mask_indices --json results.json\n"
+                 "build/bin/vitals profile mlp_forward/32x512/cpu-f32 --record-shapes --trace trace.json\n";
 }
