@@ -37,6 +37,8 @@ demo: build
 
 bench: build
 	$(BUILD_DIR)/bin/vitals_bench_timer
+	$(BUILD_DIR)/bin/vitals_bench_kernels
+	$(BUILD_DIR)/bin/vitals_bench_profiler
 
 install: build
 	cmake --install $(BUILD_DIR) $(if $(PREFIX),--prefix $(PREFIX))

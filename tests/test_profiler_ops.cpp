@@ -56,8 +56,8 @@ TEST(ProfiledOps, MlpForwardShowsLinearAddmmAndRelu) {
     EXPECT_NE(table.find("[[32, 512], [1024, 512], [1024]]"), std::string::npos) << table;
     EXPECT_NE(table.find("[[32, 1024], [512, 1024], [512]]"), std::string::npos) << table;
     const std::string json = t.chrome_trace_json();
-    EXPECT_NE(json.find("\"Input Dims\": [[32, 512], [1024, 512], [1024]]"), std::string::npos);
-    EXPECT_NE(json.find("\"name\": \"[memory]\""), std::string::npos);
+    EXPECT_NE(json.find("\"Input Dims\":[[32,512],[1024,512],[1024]]"), std::string::npos);
+    EXPECT_NE(json.find("\"name\":\"[memory]\""), std::string::npos);
 }
 
 TEST(ProfiledOps, NothingIsRecordedWithoutAProfile) {

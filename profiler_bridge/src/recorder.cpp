@@ -26,15 +26,56 @@ struct Chunk {
     std::uint32_t consumed = 0;  // by the collector, under the buffer's mutex
 };
 
+// Chunks handed back by collections, for reuse: a fresh chunk costs a page fault per
+// 4 KiB on first touch, which would land inside recorded scopes.
+class ChunkPool {
+public:
+    static constexpr std::size_t kMaxPooled = 1024;  // 64 MiB
+
+    Chunk* take() {
+        {
+            std::lock_guard lock(mutex_);
+            if (!free_.empty()) {
+                Chunk* c = free_.back();
+                free_.pop_back();
+                c->size.store(0, std::memory_order_relaxed);
+                c->consumed = 0;
+                return c;
+            }
+        }
+        return new Chunk;
+    }
+
+    void give(Chunk* c) {
+        {
+            std::lock_guard lock(mutex_);
+            if (free_.size() < kMaxPooled) {
+                free_.push_back(c);
+                return;
+            }
+        }
+        delete c;
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<Chunk*> free_;
+};
+
+ChunkPool& chunk_pool() {
+    static ChunkPool* pool = new ChunkPool;  // never destroyed: threads may record during exit
+    return *pool;
+}
+
 class ThreadBuffer {
 public:
-    ThreadBuffer() : current_(new Chunk), tid_(static_cast<std::int64_t>(::syscall(SYS_gettid))) {
+    ThreadBuffer() : current_(chunk_pool().take()), tid_(static_cast<std::int64_t>(::syscall(SYS_gettid))) {
         char name[64] = {};
         if (pthread_getname_np(pthread_self(), name, sizeof name) == 0) thread_name_ = name;
     }
     ~ThreadBuffer() {
-        delete current_;
-        for (Chunk* c : full_) delete c;
+        chunk_pool().give(current_);
+        for (Chunk* c : full_) chunk_pool().give(c);
     }
 
     // Writer only.
@@ -60,7 +101,7 @@ public:
         out.thread_name = thread_name_;
         for (Chunk* c : full_) {
             take(*c, c->size.load(std::memory_order_acquire), out, keep);
-            delete c;
+            chunk_pool().give(c);
         }
         full_.clear();
         take(*current_, current_->size.load(std::memory_order_acquire), out, keep);
@@ -86,7 +127,7 @@ private:
     void roll() {
         std::lock_guard lock(mutex_);
         full_.push_back(current_);
-        current_ = new Chunk;
+        current_ = chunk_pool().take();
         pos_ = 0;
     }
 
@@ -109,7 +150,9 @@ Registry& registry() {
     return *r;
 }
 
-thread_local ThreadBuffer* t_buffer = nullptr;
+// initial-exec: a direct TLS access, not a __tls_get_addr call per record (the library is
+// linked into executables, not dlopen'ed).
+__attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer = nullptr;
 // Keeps the buffer registered after its thread exits, so no event is lost.
 thread_local std::shared_ptr<ThreadBuffer> t_buffer_owner;
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <numeric>
 #include <tuple>
 
-#include "vitals/atomic_file.hpp"
 
 namespace vitals::profiler {
 namespace {
@@ -42,10 +42,11 @@ void Trace::compute_attribution() {
         e.cuda_time_ns = e.self_cuda_time_ns = 0;
         by_thread[static_cast<std::size_t>(e.thread)].push_back(static_cast<int>(i));
     }
+    const auto by_start = [&](int a, int b) {
+        return events[static_cast<std::size_t>(a)].start_ns < events[static_cast<std::size_t>(b)].start_ns;
+    };
     for (auto& list : by_thread) {
-        std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
-            return events[static_cast<std::size_t>(a)].start_ns < events[static_cast<std::size_t>(b)].start_ns;
-        });
+        if (!std::is_sorted(list.begin(), list.end(), by_start)) std::stable_sort(list.begin(), list.end(), by_start);
     }
     // Memory: to the innermost enclosing event (self) and all its ancestors (total).
     for (const MemoryEvent& m : memory) {
@@ -57,7 +58,8 @@ void Trace::compute_attribution() {
         }
     }
     // Device time: to the launching event (self) and its ancestors (total).
-    std::map<std::int64_t, int> by_external_id;
+    if (device.empty()) return;
+    std::unordered_map<std::int64_t, int> by_external_id;
     for (std::size_t i = 0; i < events.size(); ++i) by_external_id[events[i].external_id] = static_cast<int>(i);
     for (const DeviceEvent& d : device) {
         if (d.kind == DeviceEvent::Kind::runtime) continue;
@@ -131,10 +133,6 @@ KeyAverages Trace::key_averages(const KeyAveragesOptions& options) const {
         row.self_cuda_memory_usage += e.self_cuda_memory;
     }
     return KeyAverages(std::move(rows), profile_memory);
-}
-
-void Trace::export_chrome_trace(const std::filesystem::path& path) const {
-    write_file_atomically(path, chrome_trace_json());
 }
 
 }  // namespace vitals::profiler

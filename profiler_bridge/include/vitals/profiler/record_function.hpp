@@ -107,4 +107,4 @@ void record_memory(const MemoryRecord& record);
 #define VITALS_PROFILER_CONCAT(a, b) VITALS_PROFILER_CONCAT2(a, b)
 // Records the rest of the enclosing block as a user annotation named `name` (a literal).
 #define VITALS_RECORD_FUNCTION(name) \
-    ::vitals::profiler::RecordFunction VITALS_PROFILER_CONCAT(vitals_record_function_, __LINE__)(name)
+    ::vitals::profiler::RecordFunction VITALS_PROFILER_CONCAT(vitals_record_function_, __COUNTER__)(name)

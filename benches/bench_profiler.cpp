@@ -1,0 +1,71 @@
+// What recording costs: a scope with and without a session, the clock, the memory per
+// event, and exporting a trace (events per second, bytes per event on disk).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <filesystem>
+#include <vitals/profiler/profile.hpp>
+
+#include "../profiler_bridge/src/recorder.hpp"
+
+namespace {
+
+namespace p = vitals::profiler;
+
+void BM_ClockRdtscOrFallback(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(p::now_ticks());
+    state.SetLabel(p::clock_source());
+}
+BENCHMARK(BM_ClockRdtscOrFallback);
+
+void BM_ClockSteady(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(std::chrono::steady_clock::now());
+}
+BENCHMARK(BM_ClockSteady);
+
+void BM_ScopeWithoutSession(benchmark::State& state) {
+    for (auto _ : state) {
+        VITALS_RECORD_FUNCTION("idle");
+        benchmark::ClobberMemory();
+    }
+}
+BENCHMARK(BM_ScopeWithoutSession);
+
+// A recorded scope: two timestamps and two 16-byte records. Fixed iterations bound the
+// memory the buffers take (2M scopes, 64 MB).
+void BM_ScopeRecording(benchmark::State& state) {
+    p::Profile profile;
+    profile.start();
+    for (auto _ : state) {
+        VITALS_RECORD_FUNCTION("recorded");
+        benchmark::ClobberMemory();
+    }
+    state.counters["buffer_bytes_per_event"] =
+        static_cast<double>(p::detail::buffered_bytes()) / static_cast<double>(state.iterations());
+    profile.stop();
+}
+BENCHMARK(BM_ScopeRecording)->Iterations(2'000'000);
+
+// Export of a 1M-event trace to a file (formatting, writing, flushing to disk).
+void BM_ExportChromeTrace(benchmark::State& state) {
+    constexpr int kEvents = 1'000'000;
+    p::Profile profile;
+    profile.start();
+    for (int i = 0; i < kEvents / 2; ++i) {
+        VITALS_RECORD_FUNCTION("outer");
+        VITALS_RECORD_FUNCTION("inner");
+    }
+    profile.stop();
+    const auto path = std::filesystem::temp_directory_path() / "vitals-bench-trace.json";
+    for (auto _ : state) profile.export_chrome_trace(path);
+    const auto bytes = std::filesystem::file_size(path);
+    std::filesystem::remove(path);
+    state.counters["events_per_second"] =
+        benchmark::Counter(static_cast<double>(kEvents), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["bytes_per_event"] = static_cast<double>(bytes) / kEvents;
+}
+BENCHMARK(BM_ExportChromeTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();
