@@ -15,6 +15,7 @@
 namespace vitals::profiler::detail {
 
 std::atomic<std::uint32_t> g_record_flags{0};
+thread_local WriteCursor t_cursor;
 
 namespace {
 
@@ -78,21 +79,31 @@ public:
         for (Chunk* c : full_) chunk_pool().give(c);
     }
 
-    // Writer only.
-    void push(std::int64_t ticks, std::uint64_t payload) {
-        if (pos_ == kChunkRecords) [[unlikely]] roll();
-        current_->records[pos_] = Record{ticks, payload};
-        current_->size.store(++pos_, std::memory_order_release);
+    // Writer only: points the thread's cursor at the current chunk.
+    void attach_cursor() {
+        t_cursor.base = current_->records.data();
+        t_cursor.next = t_cursor.base + current_->size.load(std::memory_order_relaxed);
+        t_cursor.end = t_cursor.base + kChunkRecords;
+        t_cursor.published = &current_->size;
+    }
+
+    // Writer only: the current chunk is full.
+    void roll() {
+        std::lock_guard lock(mutex_);
+        full_.push_back(current_);
+        current_ = chunk_pool().take();
+        attach_cursor();
     }
 
     // Writer only: side data and the record that refers to it, atomically for collectors.
     template <class Table, class Value>
     void push_with(Table ThreadRecords::*table, Value&& value, RecordKind kind, std::int64_t ticks,
                    std::uint64_t extra_bits = 0) {
+        if (t_cursor.next == t_cursor.end) roll();  // room first: roll() takes the mutex too
         std::lock_guard lock(mutex_);
         auto& side = pending_.*table;
         side.push_back(std::forward<Value>(value));
-        push(ticks, (static_cast<std::uint64_t>(kind) << kKindShift) | extra_bits | (side.size() - 1));
+        detail::push(ticks, (static_cast<std::uint64_t>(kind) << kKindShift) | extra_bits | (side.size() - 1));
     }
 
     void collect(ThreadRecords& out, bool keep) {
@@ -124,15 +135,7 @@ private:
         c.consumed = size;
     }
 
-    void roll() {
-        std::lock_guard lock(mutex_);
-        full_.push_back(current_);
-        current_ = chunk_pool().take();
-        pos_ = 0;
-    }
-
     Chunk* current_;
-    std::uint32_t pos_ = 0;
     std::mutex mutex_;
     std::vector<Chunk*> full_;
     ThreadRecords pending_;  // side data not yet collected
@@ -164,6 +167,7 @@ ThreadBuffer& register_thread() {
     }
     t_buffer_owner = buffer;
     t_buffer = buffer.get();
+    buffer->attach_cursor();
     return *buffer;
 }
 
@@ -172,23 +176,20 @@ inline ThreadBuffer& my_buffer() {
     return register_thread();
 }
 
-std::uint64_t begin_bits(RecordKind kind, Category category) {
-    return (static_cast<std::uint64_t>(kind) << kKindShift) | (category == Category::user_annotation ? kAnnotationBit : 0);
-}
-
 }  // namespace
 
-void record_begin(const char* name, Category category, std::int64_t ticks) {
-    my_buffer().push(ticks, begin_bits(RecordKind::begin_literal, category) | reinterpret_cast<std::uintptr_t>(name));
+void push_slow(std::int64_t ticks, std::uint64_t payload) {
+    if (t_buffer == nullptr) {
+        register_thread();
+    } else {
+        t_buffer->roll();
+    }
+    push(ticks, payload);
 }
 
 void record_begin_copy(std::string_view name, Category category, std::int64_t ticks) {
     my_buffer().push_with(&ThreadRecords::names, std::string(name), RecordKind::begin_copied, ticks,
                           category == Category::user_annotation ? kAnnotationBit : 0);
-}
-
-void record_end(std::int64_t ticks) {
-    my_buffer().push(ticks, static_cast<std::uint64_t>(RecordKind::end) << kKindShift);
 }
 
 void record_inputs(std::span<const InputMeta> inputs) {

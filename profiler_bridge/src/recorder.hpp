@@ -11,24 +11,6 @@
 
 namespace vitals::profiler::detail {
 
-// 16 bytes: a timestamp and a payload whose top byte says what it is.
-struct Record {
-    std::int64_t ticks;
-    std::uint64_t payload;
-};
-
-enum class RecordKind : std::uint8_t {
-    begin_literal = 1,  // low 56 bits: const char* name
-    begin_copied,       // low 56 bits: index into the thread's copied names
-    end,
-    inputs,  // low 56 bits: index into the thread's input lists (for the scope begun last)
-    memory,  // low 56 bits: index into the thread's memory records
-};
-constexpr int kKindShift = 56;
-constexpr std::uint64_t kValueMask = (std::uint64_t{1} << kKindShift) - 1;
-// Category in bit 55 of begin records.
-constexpr std::uint64_t kAnnotationBit = std::uint64_t{1} << 55;
-
 inline RecordKind kind_of(std::uint64_t payload) { return static_cast<RecordKind>(payload >> kKindShift); }
 
 struct InputList {

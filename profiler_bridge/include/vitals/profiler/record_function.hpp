@@ -40,11 +40,53 @@ inline bool recording_memory() {
     return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kMemory)) == (kRecording | kMemory);
 }
 
+// 16 bytes: a timestamp and a payload whose top byte says what it is.
+struct Record {
+    std::int64_t ticks;
+    std::uint64_t payload;
+};
+enum class RecordKind : std::uint8_t {
+    begin_literal = 1,  // low 56 bits: const char* name
+    begin_copied,       // low 56 bits: index into the thread's copied names
+    end,
+    inputs,  // low 56 bits: index into the thread's input lists (for the scope begun last)
+    memory,  // low 56 bits: index into the thread's memory records
+};
+constexpr int kKindShift = 56;
+constexpr std::uint64_t kValueMask = (std::uint64_t{1} << kKindShift) - 1;
+constexpr std::uint64_t kAnnotationBit = std::uint64_t{1} << 55;  // category, in begin records
+
+// The calling thread's place in its current chunk. Written only by its thread; the
+// count is published with a release store for collectors.
+struct WriteCursor {
+    Record* next = nullptr;
+    Record* end = nullptr;
+    Record* base = nullptr;
+    std::atomic<std::uint32_t>* published = nullptr;
+};
+// initial-exec: a direct TLS access (the library is linked into programs, not dlopen'ed).
+extern thread_local WriteCursor t_cursor __attribute__((tls_model("initial-exec")));
+// Registers the thread or moves to a fresh chunk, then appends.
+void push_slow(std::int64_t ticks, std::uint64_t payload);
+
+inline void push(std::int64_t ticks, std::uint64_t payload) {
+    WriteCursor& c = t_cursor;
+    if (c.next != c.end) [[likely]] {
+        *c.next++ = Record{ticks, payload};
+        c.published->store(static_cast<std::uint32_t>(c.next - c.base), std::memory_order_release);
+        return;
+    }
+    push_slow(ticks, payload);
+}
+
 // Appends to the calling thread's buffer. `name` must outlive the profile (a literal).
-void record_begin(const char* name, Category category, std::int64_t ticks);
+inline void record_begin(const char* name, Category category, std::int64_t ticks) {
+    push(ticks, (static_cast<std::uint64_t>(RecordKind::begin_literal) << kKindShift) |
+                    (category == Category::user_annotation ? kAnnotationBit : 0) | reinterpret_cast<std::uintptr_t>(name));
+}
 // A begin whose name is copied (dynamic names, e.g. "ProfilerStep#3").
 void record_begin_copy(std::string_view name, Category category, std::int64_t ticks);
-void record_end(std::int64_t ticks);
+inline void record_end(std::int64_t ticks) { push(ticks, static_cast<std::uint64_t>(RecordKind::end) << kKindShift); }
 // The inputs of the scope begun last on this thread.
 void record_inputs(std::span<const InputMeta> inputs);
 
