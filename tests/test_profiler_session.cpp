@@ -282,3 +282,20 @@ TEST(TensorboardHandler, WritesFilesToolsFind) {
     EXPECT_EQ(gzipped, 2);
     fs::remove_all(dir.parent_path());
 }
+
+TEST(Profile, CudaActivityWhereItCannotBeRecordedSaysSoOnceAndKeepsCpuEvents) {
+    ::testing::internal::CaptureStderr();
+    for (int round = 0; round < 2; ++round) {
+        Profile profile({.activities = {Activity::cpu, Activity::cuda}});
+        profile.start();
+        { VITALS_RECORD_FUNCTION("host work"); }
+        profile.stop();
+        EXPECT_EQ(names(profile.trace()), (std::multiset<std::string>{"host work"}));
+    }
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    // On a machine with a usable GPU CUPTI records and nothing is said.
+    if (!err.empty()) {
+        EXPECT_EQ(err.find("vitals: profiler: CUDA activity is not recorded ("), 0u) << err;
+        EXPECT_EQ(err.find("vitals: profiler", 1), std::string::npos) << "said more than once:\n" << err;
+    }
+}

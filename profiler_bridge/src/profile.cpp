@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <stdexcept>
 
 #include "gzip.hpp"
+#include "device_activity.hpp"
 #include "recorder.hpp"
 #include "vitals/atomic_file.hpp"
 
@@ -21,20 +24,24 @@ std::int64_t wall_clock_ns() {
         .count();
 }
 
-void set_flags(const ProfileOptions& options, bool recording) {
+void set_flags(const ProfileOptions& options, bool recording, bool device) {
     std::uint32_t flags = 0;
     if (recording) {
         flags = detail::kRecording | (options.record_shapes ? detail::kShapes : 0) |
-                (options.profile_memory ? detail::kMemory : 0);
+                (options.profile_memory ? detail::kMemory : 0) | (device ? detail::kDevice : 0);
     }
     detail::g_record_flags.store(flags, std::memory_order_release);
+}
+
+bool wants_cuda(const ProfileOptions& options) {
+    return std::find(options.activities.begin(), options.activities.end(), Activity::cuda) != options.activities.end();
 }
 
 // Rebuilds events from each thread's records: a begin opens an event, an end closes the
 // innermost open one. Scopes still open when the window closes end with it; ends whose
 // begin came before the window are ignored.
-Trace build_trace(std::vector<detail::ThreadRecords> threads, std::int64_t window_start_ticks,
-                  std::int64_t window_end_ticks, const ProfileOptions& options) {
+Trace build_trace(std::vector<detail::ThreadRecords> threads, std::vector<DeviceEvent> device,
+                  std::int64_t window_start_ticks, std::int64_t window_end_ticks, const ProfileOptions& options) {
     const TickConverter clock = TickConverter::calibrated();
     Trace trace;
     trace.pid = ::getpid();
@@ -82,10 +89,14 @@ Trace build_trace(std::vector<detail::ThreadRecords> threads, std::int64_t windo
                 case detail::RecordKind::memory:
                     trace.memory.push_back({clock.to_ns(r.ticks), thread, t.memory[value]});
                     break;
+                case detail::RecordKind::correlation:
+                    if (!open.empty()) trace.events[static_cast<std::size_t>(open.back())].external_id = static_cast<std::int64_t>(value);
+                    break;
             }
         }
         for (int e : open) trace.events[static_cast<std::size_t>(e)].end_ns = trace.end_ns;
     }
+    trace.device = std::move(device);
     trace.compute_attribution();
     return trace;
 }
@@ -159,11 +170,11 @@ void Profile::stop() {
     try {
         transit(action_, std::nullopt);
     } catch (...) {
-        set_flags(options_, false);
+        set_flags(options_, false, false);
         g_running_profile.store(nullptr);
         throw;
     }
-    set_flags(options_, false);
+    set_flags(options_, false, false);
     g_running_profile.store(nullptr);
 }
 
@@ -231,7 +242,22 @@ void Profile::transit(ProfilerAction from, std::optional<ProfilerAction> to) {
     }
 }
 
-void Profile::prepare_trace() { set_flags(options_, true); }
+void Profile::prepare_trace() {
+    device_active_ = false;
+    if (wants_cuda(options_)) {
+        const std::string reason = detail::device_activity::start();
+        if (reason.empty()) {
+            device_active_ = true;
+        } else {
+            static std::once_flag said;  // once per process, not once per cycle
+            std::call_once(said, [&] {
+                fmt::print(stderr, "vitals: profiler: CUDA activity is not recorded ({}); recording CPU activity only\n",
+                           reason);
+            });
+        }
+    }
+    set_flags(options_, true, device_active_);
+}
 
 void Profile::start_trace() {
     detail::collect_all(/*keep=*/false);  // warm-up events are traced, then thrown away
@@ -240,8 +266,10 @@ void Profile::start_trace() {
 
 void Profile::stop_trace() {
     const std::int64_t end = now_ticks();
-    set_flags(options_, false);
-    trace_ = build_trace(detail::collect_all(/*keep=*/true), window_start_ticks_, end, options_);
+    set_flags(options_, false, false);
+    std::vector<DeviceEvent> device = device_active_ ? detail::device_activity::stop() : std::vector<DeviceEvent>{};
+    device_active_ = false;
+    trace_ = build_trace(detail::collect_all(/*keep=*/true), std::move(device), window_start_ticks_, end, options_);
 }
 
 void Profile::trace_ready() {

@@ -5,6 +5,8 @@
 // so a collection sees both or neither.
 #include "recorder.hpp"
 
+#include "device_activity.hpp"
+
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -200,6 +202,19 @@ void record_inputs(std::span<const InputMeta> inputs) {
     }
     my_buffer().push_with(&ThreadRecords::inputs, std::move(list), RecordKind::inputs, now_ticks());
 }
+
+namespace {
+// Above any sequential id a trace assigns, so both kinds of id can share "External id".
+std::atomic<std::uint64_t> g_next_correlation{std::uint64_t{1} << 40};
+}  // namespace
+
+void begin_correlation() {
+    const std::uint64_t id = g_next_correlation.fetch_add(1, std::memory_order_relaxed);
+    push(now_ticks(), (static_cast<std::uint64_t>(RecordKind::correlation) << kKindShift) | id);
+    device_activity::push_external_id(id);
+}
+
+void end_correlation() { device_activity::pop_external_id(); }
 
 std::vector<ThreadRecords> collect_all(bool keep) {
     std::vector<std::shared_ptr<ThreadBuffer>> buffers;

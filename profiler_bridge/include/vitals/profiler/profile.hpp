@@ -93,6 +93,7 @@ private:
     std::int64_t step_num_ = 0;
     ProfilerAction action_ = ProfilerAction::none;
     std::int64_t window_start_ticks_ = 0;
+    bool device_active_ = false;  // CUPTI records this window
     std::optional<RecordFunction> step_annotation_;
     Trace trace_;
 };

@@ -28,13 +28,16 @@ struct InputMeta {
 
 namespace detail {
 
-// Bit 0: recording; bit 1: record_shapes; bit 2: profile_memory.
+// Bit 0: recording; bit 1: record_shapes; bit 2: profile_memory; bit 3: CUDA activity.
 extern std::atomic<std::uint32_t> g_record_flags;
-constexpr std::uint32_t kRecording = 1, kShapes = 2, kMemory = 4;
+constexpr std::uint32_t kRecording = 1, kShapes = 2, kMemory = 4, kDevice = 8;
 
 inline bool recording() { return (g_record_flags.load(std::memory_order_relaxed) & kRecording) != 0; }
 inline bool recording_shapes() {
     return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kShapes)) == (kRecording | kShapes);
+}
+inline bool recording_device() {
+    return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kDevice)) == (kRecording | kDevice);
 }
 inline bool recording_memory() {
     return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kMemory)) == (kRecording | kMemory);
@@ -49,8 +52,9 @@ enum class RecordKind : std::uint8_t {
     begin_literal = 1,  // low 56 bits: const char* name
     begin_copied,       // low 56 bits: index into the thread's copied names
     end,
-    inputs,  // low 56 bits: index into the thread's input lists (for the scope begun last)
-    memory,  // low 56 bits: index into the thread's memory records
+    inputs,       // low 56 bits: index into the thread's input lists (for the scope begun last)
+    memory,       // low 56 bits: index into the thread's memory records
+    correlation,  // low 56 bits: the external id device work of the scope begun last carries
 };
 constexpr int kKindShift = 56;
 constexpr std::uint64_t kValueMask = (std::uint64_t{1} << kKindShift) - 1;
@@ -89,6 +93,14 @@ void record_begin_copy(std::string_view name, Category category, std::int64_t ti
 inline void record_end(std::int64_t ticks) { push(ticks, static_cast<std::uint64_t>(RecordKind::end) << kKindShift); }
 // The inputs of the scope begun last on this thread.
 void record_inputs(std::span<const InputMeta> inputs);
+// Device work launched until end_correlation() is tagged with the scope begun last.
+void begin_correlation();
+void end_correlation();
+
+#if VITALS_PROFILER_NVTX
+void nvtx_push(const char* name);
+void nvtx_pop();
+#endif
 
 }  // namespace detail
 
@@ -98,34 +110,55 @@ public:
     explicit RecordFunction(const char* name, Category category = Category::user_annotation) {
         if (detail::recording()) [[unlikely]] {
             detail::record_begin(name, category, now_ticks());
-            active_ = true;
+            activate(name);
         }
     }
     // A name built at run time; copied only while recording.
     explicit RecordFunction(std::string_view name, Category category, int /*dynamic*/) {
         if (detail::recording()) [[unlikely]] {
             detail::record_begin_copy(name, category, now_ticks());
+#if VITALS_PROFILER_NVTX
+            detail::nvtx_push(std::string(name).c_str());
+#endif
             active_ = true;
         }
     }
-    // An operator: `describe_inputs(std::vector<InputMeta>&)` is called only when the
-    // profile records shapes.
+    // An operator: `describe_inputs()` (which calls detail::record_inputs) runs only when
+    // the profile records shapes; with CUDA activity, its device work is correlated.
     template <class DescribeInputs>
     RecordFunction(const char* name, Category category, DescribeInputs&& describe_inputs) {
         if (detail::recording()) [[unlikely]] {
             detail::record_begin(name, category, now_ticks());
-            active_ = true;
+            activate(name);
             if (detail::recording_shapes()) describe_inputs();
+            if (detail::recording_device()) {
+                detail::begin_correlation();
+                correlated_ = true;
+            }
         }
     }
     ~RecordFunction() {
-        if (active_) [[unlikely]] detail::record_end(now_ticks());
+        if (active_) [[unlikely]] {
+            if (correlated_) detail::end_correlation();
+#if VITALS_PROFILER_NVTX
+            detail::nvtx_pop();
+#endif
+            detail::record_end(now_ticks());
+        }
     }
     RecordFunction(const RecordFunction&) = delete;
     RecordFunction& operator=(const RecordFunction&) = delete;
 
 private:
+    void activate([[maybe_unused]] const char* name) {
+#if VITALS_PROFILER_NVTX
+        detail::nvtx_push(name);
+#endif
+        active_ = true;
+    }
+
     bool active_ = false;
+    bool correlated_ = false;
 };
 
 // Whether a profile is recording right now (for work that only makes sense then).

@@ -1,0 +1,171 @@
+// CUPTI activity records -> DeviceEvents. Host code against the CUPTI C API.
+#include <cupti.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+
+#include "device_activity.hpp"
+#include "vitals/profiler/clock.hpp"
+
+namespace vitals::profiler::detail::device_activity {
+namespace {
+
+constexpr std::size_t kBufferBytes = 8 << 20;
+constexpr std::size_t kAlignment = 8;
+
+struct Collected {
+    std::mutex mutex;
+    std::vector<DeviceEvent> events;
+    std::unordered_map<std::uint32_t, std::uint64_t> external_ids;  // CUPTI correlation -> host op
+    std::int64_t cupti_to_steady_ns = 0;
+};
+
+Collected& collected() {
+    static Collected* c = new Collected;  // CUPTI may deliver buffers during exit
+    return *c;
+}
+
+std::string cupti_error(CUptiResult status) {
+    const char* text = nullptr;
+    cuptiGetResultString(status, &text);
+    return text != nullptr ? text : fmt::format("CUPTI error {}", static_cast<int>(status));
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, kBufferBytes));
+    *size = *buffer != nullptr ? kBufferBytes : 0;
+    *max_records = 0;
+}
+
+std::int64_t steady(std::uint64_t cupti_ns) {
+    return static_cast<std::int64_t>(cupti_ns) + collected().cupti_to_steady_ns;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_size) {
+    Collected& c = collected();
+    std::lock_guard lock(c.mutex);
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+        DeviceEvent e;
+        switch (record->kind) {
+            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+            case CUPTI_ACTIVITY_KIND_KERNEL: {
+                const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+                e.kind = DeviceEvent::Kind::kernel;
+                e.name = k->name != nullptr ? k->name : "kernel";
+                e.device = static_cast<int>(k->deviceId);
+                e.stream = k->streamId;
+                e.start_ns = steady(k->start);
+                e.end_ns = steady(k->end);
+                e.correlation = k->correlationId;
+                e.grid[0] = k->gridX, e.grid[1] = k->gridY, e.grid[2] = k->gridZ;
+                e.block[0] = k->blockX, e.block[1] = k->blockY, e.block[2] = k->blockZ;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMCPY: {
+                const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+                e.kind = DeviceEvent::Kind::memcpy;
+                e.name = "Memcpy";
+                e.device = static_cast<int>(m->deviceId);
+                e.stream = m->streamId;
+                e.start_ns = steady(m->start);
+                e.end_ns = steady(m->end);
+                e.correlation = m->correlationId;
+                e.bytes = static_cast<std::int64_t>(m->bytes);
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMSET: {
+                const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+                e.kind = DeviceEvent::Kind::memset;
+                e.name = "Memset";
+                e.device = static_cast<int>(m->deviceId);
+                e.stream = m->streamId;
+                e.start_ns = steady(m->start);
+                e.end_ns = steady(m->end);
+                e.correlation = m->correlationId;
+                e.bytes = static_cast<std::int64_t>(m->bytes);
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_RUNTIME: {
+                const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+                const char* name = nullptr;
+                cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name);
+                e.kind = DeviceEvent::Kind::runtime;
+                e.name = name != nullptr ? name : "cuda runtime";
+                e.start_ns = steady(a->start);
+                e.end_ns = steady(a->end);
+                e.correlation = a->correlationId;
+                e.host_tid = a->threadId;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+                const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+                c.external_ids[x->correlationId] = x->externalId;
+                continue;
+            }
+            default:
+                continue;
+        }
+        c.events.push_back(std::move(e));
+    }
+    std::free(buffer);
+}
+
+const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                     CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+
+}  // namespace
+
+std::string start() {
+    Collected& c = collected();
+    {
+        std::lock_guard lock(c.mutex);
+        c.events.clear();
+        c.external_ids.clear();
+    }
+    CUptiResult status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    if (status != CUPTI_SUCCESS) return "CUPTI cannot record activity: " + cupti_error(status);
+    for (CUpti_ActivityKind kind : kKinds) {
+        status = cuptiActivityEnable(kind);
+        if (status != CUPTI_SUCCESS) {
+            for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+            if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+                return "another tool (Nsight, another profiler) holds CUPTI";
+            }
+            return "CUPTI cannot record activity: " + cupti_error(status);
+        }
+    }
+    // The same instant on CUPTI's clock and the steady clock.
+    std::uint64_t cupti_now = 0;
+    const std::int64_t before = steady_ns();
+    cuptiGetTimestamp(&cupti_now);
+    const std::int64_t after = steady_ns();
+    c.cupti_to_steady_ns = before + (after - before) / 2 - static_cast<std::int64_t>(cupti_now);
+    return "";
+}
+
+std::vector<DeviceEvent> stop() {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+    Collected& c = collected();
+    std::lock_guard lock(c.mutex);
+    std::vector<DeviceEvent> out = std::move(c.events);
+    c.events.clear();
+    for (DeviceEvent& e : out) {
+        const auto found = c.external_ids.find(static_cast<std::uint32_t>(e.correlation));
+        if (found != c.external_ids.end()) e.external_id = static_cast<std::int64_t>(found->second);
+    }
+    return out;
+}
+
+void push_external_id(std::uint64_t id) { cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id); }
+
+void pop_external_id() {
+    std::uint64_t last = 0;
+    cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+}  // namespace vitals::profiler::detail::device_activity
