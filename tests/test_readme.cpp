@@ -15,7 +15,7 @@ std::string read(const std::string& relative) {
 
 TEST(Readme, CodeBlocksAreTheCompiledExamples) {
     const std::string readme = read("README.md");
-    for (const char* file : {"examples/quickstart.cpp", "examples/my_bench.cpp"}) {
+    for (const char* file : {"examples/quickstart.cpp", "examples/my_bench.cpp", "examples/profile_forward.cpp"}) {
         const std::string example = read(file);
         ASSERT_FALSE(example.empty()) << file;
         EXPECT_NE(readme.find("```cpp\n" + example + "```\n"), std::string::npos)
