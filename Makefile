@@ -16,7 +16,11 @@ GPU_BUNDLE_DIR ?= .gpu-bundle
 GPU_BUNDLE_PACKAGES := libeigen3-dev libboost1.74-dev googletest libgtest-dev libfmt-dev libfmt9 nlohmann-json3-dev \
                        libcli11-dev ninja-build
 
-.PHONY: all deps configure build test demo bench install gpu-bundle clean
+# Sanitizer builds: the CPU build (no CUDA: its runtime is not instrumented) with
+# AddressSanitizer + UndefinedBehaviorSanitizer, and with ThreadSanitizer.
+SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVITALS_CUDA=OFF -DVITALS_INSTALL=OFF -DVITALS_BUILD_BENCHES=OFF
+
+.PHONY: all deps configure build test test-sanitize test-tsan demo bench install gpu-bundle clean
 
 all: build
 
@@ -31,6 +35,18 @@ build: configure
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+test-sanitize: deps
+	cmake -S . -B build-asan -G Ninja $(SANITIZE_FLAGS) -DVITALS_SANITIZE=address,undefined
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+test-tsan: deps
+	cmake -S . -B build-tsan -G Ninja $(SANITIZE_FLAGS) -DVITALS_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS)
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		ctest --test-dir build-tsan --output-on-failure -j $(JOBS)
 
 demo: build
 	$(BUILD_DIR)/bin/vitals_tour $(BUILD_DIR)/tour

@@ -24,7 +24,8 @@ TEST(MeasurementGolden, PrintsLikeTheReference) {
 }
 
 TEST(MeasurementGolden, BelowOneNanosecondStaysInNanoseconds) {
-    const Measurement& m = fixture_measurements().at("unit_subns");
+    const auto measurements = fixture_measurements();
+    const Measurement& m = measurements.at("unit_subns");
     EXPECT_NE(m.to_string().find("  Median: 0.49 ns"), std::string::npos) << m;
 }
 
