@@ -7,6 +7,7 @@
 #include <atomic>
 #include <mutex>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "gzip.hpp"
@@ -24,11 +25,19 @@ std::int64_t wall_clock_ns() {
         .count();
 }
 
+// Nsight tools load their NVTX handler through this variable; without one, NVTX calls
+// would cost an indirect call each and show nothing.
+bool nvtx_tool_attached() {
+    static const bool attached = std::getenv("NVTX_INJECTION64_PATH") != nullptr;
+    return attached;
+}
+
 void set_flags(const ProfileOptions& options, bool recording, bool device) {
     std::uint32_t flags = 0;
     if (recording) {
         flags = detail::kRecording | (options.record_shapes ? detail::kShapes : 0) |
-                (options.profile_memory ? detail::kMemory : 0) | (device ? detail::kDevice : 0);
+                (options.profile_memory ? detail::kMemory : 0) | (device ? detail::kDevice : 0) |
+                (nvtx_tool_attached() ? detail::kNvtx : 0);
     }
     detail::g_record_flags.store(flags, std::memory_order_release);
 }

@@ -28,9 +28,11 @@ struct InputMeta {
 
 namespace detail {
 
-// Bit 0: recording; bit 1: record_shapes; bit 2: profile_memory; bit 3: CUDA activity.
+// Bit 0: recording; bit 1: record_shapes; bit 2: profile_memory; bit 3: CUDA activity;
+// bit 4: an NVTX tool (Nsight) is attached, so scopes push NVTX ranges.
 extern std::atomic<std::uint32_t> g_record_flags;
-constexpr std::uint32_t kRecording = 1, kShapes = 2, kMemory = 4, kDevice = 8;
+constexpr std::uint32_t kRecording = 1, kShapes = 2, kMemory = 4, kDevice = 8, kNvtx = 16;
+inline bool nvtx_ranges() { return (g_record_flags.load(std::memory_order_relaxed) & kNvtx) != 0; }
 
 inline bool recording() { return (g_record_flags.load(std::memory_order_relaxed) & kRecording) != 0; }
 inline bool recording_shapes() {
@@ -118,7 +120,7 @@ public:
         if (detail::recording()) [[unlikely]] {
             detail::record_begin_copy(name, category, now_ticks());
 #if VITALS_PROFILER_NVTX
-            detail::nvtx_push(std::string(name).c_str());
+            if (detail::nvtx_ranges()) detail::nvtx_push(std::string(name).c_str());
 #endif
             active_ = true;
         }
@@ -141,7 +143,7 @@ public:
         if (active_) [[unlikely]] {
             if (correlated_) detail::end_correlation();
 #if VITALS_PROFILER_NVTX
-            detail::nvtx_pop();
+            if (detail::nvtx_ranges()) detail::nvtx_pop();
 #endif
             detail::record_end(now_ticks());
         }
@@ -152,7 +154,7 @@ public:
 private:
     void activate([[maybe_unused]] const char* name) {
 #if VITALS_PROFILER_NVTX
-        detail::nvtx_push(name);
+        if (detail::nvtx_ranges()) detail::nvtx_push(name);
 #endif
         active_ = true;
     }
