@@ -1,0 +1,37 @@
+// Is a difference real? The two-sided Mann-Whitney U test, as SciPy computes it, and
+// the verdict vitals reports for a before/after pair.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace vitals::stats {
+
+struct MannWhitneyResult {
+    double u = 0;        // U of the first sample (SciPy's `statistic`)
+    double p_value = 1;  // two-sided
+    bool exact = false;  // exact distribution (small samples without ties) or normal approximation
+};
+
+// scipy.stats.mannwhitneyu(x, y, alternative="two-sided") with its defaults (SciPy 1.10):
+// the exact distribution when either sample has at most 8 values and there are no ties,
+// otherwise the normal approximation with tie correction and a 0.5 continuity
+// correction. Throws std::invalid_argument for an empty sample or a NaN.
+MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y);
+
+enum class Verdict { faster, slower, same };
+std::string_view verdict_name(Verdict v);
+
+struct Change {
+    double before_median = 0, after_median = 0;
+    double change = 0;  // (after - before) / |before|, as Google Benchmark's compare.py
+    double p_value = 1;
+    Verdict verdict = Verdict::same;
+};
+
+// faster / slower when the U test is significant at `alpha` and the medians differ by
+// more than `noise_floor` (a fraction); otherwise same.
+Change compare_samples(std::span<const double> before, std::span<const double> after, double alpha = 0.05,
+                       double noise_floor = 0.01);
+
+}  // namespace vitals::stats

@@ -1,0 +1,56 @@
+// The Mann-Whitney U test against SciPy 1.10 (tests/golden/mann_whitney.json, made with
+// scipy.stats.mannwhitneyu(x, y, alternative="two-sided")), and the verdict rules.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fixtures.hpp"
+#include "vitals/significance.hpp"
+
+using namespace vitals::stats;
+
+TEST(MannWhitney, MatchesScipy) {
+    const auto cases = vitals::testing::read_json("mann_whitney.json");
+    ASSERT_GE(cases.size(), 10u);
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.dump());
+        const auto x = c.at("x").get<std::vector<double>>();
+        const auto y = c.at("y").get<std::vector<double>>();
+        const MannWhitneyResult r = mann_whitney_u(x, y);
+        EXPECT_DOUBLE_EQ(r.u, c.at("u").get<double>());
+        EXPECT_NEAR(r.p_value, c.at("p").get<double>(), 1e-12 * c.at("p").get<double>() + 1e-15);
+    }
+}
+
+TEST(MannWhitney, HandComputedExactCase) {
+    // x entirely below y, 5 and 5: U = 0; P(U <= 0) = 1 / C(10, 5) = 1/252, two-sided 2/252.
+    const std::vector<double> x{1, 2, 3, 4, 5}, y{6, 7, 8, 9, 10};
+    const MannWhitneyResult r = mann_whitney_u(x, y);
+    EXPECT_TRUE(r.exact);
+    EXPECT_DOUBLE_EQ(r.u, 0);
+    EXPECT_NEAR(r.p_value, 2.0 / 252.0, 1e-15);
+}
+
+TEST(MannWhitney, RejectsEmptyAndNaN) {
+    const std::vector<double> empty, one{1.0}, nan{std::nan("")};
+    EXPECT_THROW(mann_whitney_u(empty, one), std::invalid_argument);
+    EXPECT_THROW(mann_whitney_u(one, nan), std::invalid_argument);
+}
+
+TEST(Verdict, NeedsSignificanceAndAChangeAboveTheNoiseFloor) {
+    std::vector<double> before, after, same_but_noisy;
+    for (int i = 0; i < 20; ++i) {
+        before.push_back(100 + i * 0.1);
+        after.push_back(80 + i * 0.1);           // 20% faster, clearly separated
+        same_but_noisy.push_back(100.05 + i * 0.1);  // interleaved with before
+    }
+    const Change faster = compare_samples(before, after);
+    EXPECT_EQ(faster.verdict, Verdict::faster);
+    EXPECT_NEAR(faster.change, -0.19813, 1e-4);
+    EXPECT_LT(faster.p_value, 1e-6);
+    EXPECT_EQ(compare_samples(after, before).verdict, Verdict::slower);
+    EXPECT_EQ(compare_samples(before, same_but_noisy).verdict, Verdict::same);
+    // Significant but below a 30% noise floor: same.
+    EXPECT_EQ(compare_samples(before, after, 0.05, 0.30).verdict, Verdict::same);
+    EXPECT_EQ(verdict_name(Verdict::slower), "slower");
+}
