@@ -234,3 +234,113 @@ TEST_F(Cli, ProfileWithAScheduleWritesOneTracePerCycle) {
     }
     EXPECT_EQ(files, 2);
 }
+
+TEST_F(Cli, CompareTwoRunsAndWriteJson) {
+    const std::string a = (dir_ / "a.json").string(), b = (dir_ / "b.json").string(), c = (dir_ / "c.json").string();
+    ASSERT_EQ(run_vitals("run --filter '^relu/32x1024/cpu' --min-run-time 0.02 --json " + a).exit_code, 0);
+    ASSERT_EQ(run_vitals("run --filter '^(relu/32x1024/cpu-f32|mlp_forward/32x512/cpu-f32)$' --min-run-time 0.02 --json " + b)
+                  .exit_code,
+              0);
+    const CommandResult r = run_vitals("compare " + a + " " + b + " --json " + c);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("relu/32x1024/cpu-f32"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("geomean"), std::string::npos);
+    EXPECT_NE(r.out.find("(removed): relu/32x1024/cpu-f64"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(added): mlp_forward/32x512/cpu-f32"), std::string::npos) << r.out;
+    const auto doc = nlohmann::json::parse(slurp(c));
+    ASSERT_EQ(doc.at("cases").size(), 1u);
+    const auto& row = doc.at("cases")[0];
+    EXPECT_EQ(row.at("name"), "relu/32x1024/cpu-f32");
+    for (const char* key : {"before_median", "after_median", "change", "p_value"}) EXPECT_TRUE(row.at(key).is_number());
+    const std::string verdict = row.at("verdict");
+    EXPECT_TRUE(verdict == "faster" || verdict == "slower" || verdict == "same") << verdict;
+}
+
+TEST_F(Cli, CompareReadsGoogleBenchmarkOutput) {
+    const fs::path bench = fs::path(VITALS_BINARY_DIR) / "bin" / "vitals_bench_profiler";
+    if (!fs::exists(bench)) GTEST_SKIP() << "benchmarks not built (VITALS_BUILD_BENCHES=OFF)";
+    const fs::path gb = dir_ / "gb.json";
+    const std::string command = bench.string() + " --benchmark_filter=BM_Clock --benchmark_repetitions=3 " +
+                                "--benchmark_min_time=0.01 --benchmark_out_format=json --benchmark_out=" + gb.string() +
+                                " >/dev/null 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    const CommandResult r = run_vitals("compare " + gb.string() + " " + gb.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("BM_ClockSteady"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("same"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("fewer than 9 blocks"), std::string::npos) << r.out;  // 3 repetitions
+}
+
+TEST_F(Cli, CompareRefusesBadFiles) {
+    std::ofstream(dir_ / "truncated.json") << "{\"benchmarks\": [";
+    std::ofstream(dir_ / "layout.json") << "{\"results\": []}";
+    std::ofstream(dir_ / "empty.json") << "";
+    std::ofstream(dir_ / "other.json") << R"({"benchmarks": [{"name": "x", "run_type": "iteration", "real_time": 1, "time_unit": "ns"}]})";
+    std::ofstream(dir_ / "unit.json") << R"({"benchmarks": [{"name": "y", "real_time": 1, "time_unit": "fortnights"}]})";
+    const std::string d = dir_.string() + "/";
+    expect_usage_error("compare " + d + "truncated.json " + d + "other.json", "is not JSON");
+    expect_usage_error("compare " + d + "layout.json " + d + "other.json", "no \"benchmarks\" list");
+    expect_usage_error("compare " + d + "empty.json " + d + "other.json", "is not JSON");
+    expect_usage_error("compare " + d + "missing.json " + d + "other.json", "cannot read");
+    expect_usage_error("compare " + d + "unit.json " + d + "other.json", "unknown time_unit");
+    std::ofstream(dir_ / "y.json") << R"({"benchmarks": [{"name": "y", "run_type": "iteration", "real_time": 1, "time_unit": "ns"}]})";
+    expect_usage_error("compare " + d + "other.json " + d + "y.json", "no case in common");
+    expect_usage_error("compare " + d + "other.json", "after");
+    expect_usage_error("compare " + d + "other.json " + d + "other.json --alpha 2", "--alpha");
+}
+
+TEST_F(Cli, ShardsCoverEveryCaseOnceAndMerge) {
+    const std::string d = dir_.string() + "/";
+    std::set<std::string> seen;
+    for (int k = 0; k < 3; ++k) {
+        const CommandResult r = run_vitals("run --filter '^relu/' --min-run-time 0.01 --shard " + std::to_string(k) + "/3 --json " +
+                                           d + "s" + std::to_string(k) + ".json");
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.err.find("shard " + std::to_string(k) + "/3:"), std::string::npos) << r.err;
+        const auto doc = nlohmann::json::parse(slurp(d + "s" + std::to_string(k) + ".json"));
+        EXPECT_EQ(doc.at("context").at("vitals_shard"), std::to_string(k) + "/3");
+        for (const auto& b : doc.at("benchmarks")) {
+            const std::string name = b.at("run_name");
+            if (b.at("run_type") == "aggregate" || b.value("repetition_index", 0) != 0) continue;
+            EXPECT_TRUE(seen.insert(name).second) << name << " ran in two shards";
+        }
+    }
+    EXPECT_EQ(seen.size(), 4u);  // relu: cpu and cuda, f32 and f64
+    const CommandResult merged = run_vitals("merge " + d + "s0.json " + d + "s1.json " + d + "s2.json -o " + d + "all.json");
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    std::set<std::string> merged_names;
+    const auto all = nlohmann::json::parse(slurp(d + "all.json"));  // must outlive the loop
+    for (const auto& b : all.at("benchmarks")) merged_names.insert(b.at("run_name"));
+    EXPECT_EQ(merged_names, seen);
+    expect_usage_error("merge " + d + "s0.json " + d + "s0.json -o " + d + "twice.json", "is in both");
+    expect_usage_error("merge " + d + "s0.json", "--output");
+    expect_usage_error("run --shard 3/2", "0 <= K < N");
+    expect_usage_error("run --shard x", "K/N");
+}
+
+TEST_F(Cli, ShardComesFromTheLaunchersEnvironment) {
+    const CommandResult r = run_vitals("list >/dev/null; SLURM_PROCID=1 SLURM_NTASKS=2 " + std::string(VITALS_BINARY_DIR) +
+                                       "/bin/vitals run --filter '^relu/32x1024/cpu' --min-run-time 0.01");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("shard 1/2: 1 of 2 cases"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, RunAgainstABaselineProfilesWhatGotSlower) {
+    const std::string d = dir_.string() + "/";
+    // A fake baseline where relu took 1 ns per call: this run is certainly slower.
+    std::string entries;
+    for (int i = 0; i < 12; ++i) {
+        entries += std::string(i ? "," : "") + R"({"name": "relu/32x1024/cpu-f32", "run_type": "iteration", "real_time": )" +
+                   std::to_string(1.0 + 0.01 * i) + R"(, "time_unit": "ns"})";
+    }
+    std::ofstream(d + "base.json") << "{\"benchmarks\": [" + entries + "]}";
+    const CommandResult r = run_vitals("run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.02 --baseline " + d +
+                                       "base.json --profile-slow 10 --json " + d + "now.json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("relu/32x1024/cpu-f32 is slower; its profile:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Self CPU time total"), std::string::npos) << r.out;
+    EXPECT_TRUE(fs::exists(d + "relu_32x1024_cpu-f32.pt.trace.json"));
+    expect_usage_error("run --profile-slow 10", "--baseline");
+    expect_usage_error("run --filter relu --baseline " + d + "missing.json", "cannot read");
+}

@@ -9,6 +9,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <map>
 
 #include "vitals/stats.hpp"
 
@@ -71,7 +75,7 @@ json caches() {
     return out;
 }
 
-json context(const std::string& executable) {
+json context(const std::string& executable, const std::string& shard) {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     double load[3] = {0, 0, 0};
@@ -92,6 +96,7 @@ json context(const std::string& executable) {
         {"library_build_type", "debug"},
 #endif
         {"vitals_schema_version", kResultsSchemaVersion},
+        {"vitals_shard", shard},
     };
 }
 
@@ -99,7 +104,8 @@ constexpr double kNsPerSecond = 1e9;
 
 }  // namespace
 
-std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable) {
+std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
+                            const std::string& shard) {
     json benchmarks = json::array();
     int family_index = 0;
     for (const CaseResult& result : results) {
@@ -190,8 +196,97 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         }
         ++family_index;
     }
-    const json document = {{"context", context(executable)}, {"benchmarks", std::move(benchmarks)}};
+    const json document = {{"context", context(executable, shard)}, {"benchmarks", std::move(benchmarks)}};
     return document.dump(2) + "\n";
+}
+
+}  // namespace vitals
+
+namespace vitals {
+namespace {
+
+json parse_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+    try {
+        return json::parse(in);
+    } catch (const json::parse_error& e) {
+        throw ResultsFileError(fmt::format("'{}' is not JSON ({}); give a file written by --json or by "
+                                           "Google Benchmark's --benchmark_out",
+                                           path, e.what()));
+    }
+}
+
+const json& benchmarks_of(const json& doc, const std::string& path) {
+    if (!doc.is_object() || !doc.contains("benchmarks") || !doc.at("benchmarks").is_array()) {
+        throw ResultsFileError(fmt::format("'{}' has no \"benchmarks\" list; expected Google Benchmark's JSON layout", path));
+    }
+    return doc.at("benchmarks");
+}
+
+double seconds_per_unit(const std::string& unit, const std::string& path) {
+    if (unit == "ns") return 1e-9;
+    if (unit == "us") return 1e-6;
+    if (unit == "ms") return 1e-3;
+    if (unit == "s") return 1.0;
+    throw ResultsFileError(fmt::format("'{}' uses an unknown time_unit '{}' (expected ns, us, ms or s)", path, unit));
+}
+
+}  // namespace
+
+std::vector<CaseSamples> read_results(const std::string& path) {
+    const json doc = parse_file(path);
+    std::vector<CaseSamples> cases;
+    std::map<std::string, std::size_t> index;
+    try {
+        for (const json& b : benchmarks_of(doc, path)) {
+            if (b.value("run_type", "iteration") != "iteration") continue;
+            if (b.value("error_occurred", false)) continue;
+            const std::string name = b.contains("run_name") ? b.at("run_name").get<std::string>() : b.at("name").get<std::string>();
+            const auto [it, added] = index.try_emplace(name, cases.size());
+            if (added) {
+                cases.push_back({name, {}, b.value("label", ""), b.value("sub_label", ""), b.value("description", "")});
+            }
+            const double value = b.at("real_time").get<double>();
+            if (!std::isfinite(value) || value < 0) {
+                throw ResultsFileError(fmt::format("'{}': case '{}' has a real_time of {}", path, name, value));
+            }
+            cases[it->second].seconds.push_back(value * seconds_per_unit(b.value("time_unit", "ns"), path));
+        }
+    } catch (const json::exception& e) {
+        throw ResultsFileError(fmt::format("'{}' does not have Google Benchmark's layout: {}", path, e.what()));
+    }
+    return cases;
+}
+
+std::string merge_results(const std::vector<std::string>& paths) {
+    json merged;
+    json benchmarks = json::array();
+    std::map<std::string, std::size_t> owner;  // case -> index of the file it came from
+    int family = 0;
+    for (std::size_t file = 0; file < paths.size(); ++file) {
+        const std::string& path = paths[file];
+        const json doc = parse_file(path);
+        const json& list = benchmarks_of(doc, path);
+        if (merged.is_null()) merged["context"] = doc.value("context", json::object());
+        std::map<std::string, int> families;  // renumbered so families stay unique
+        for (json b : list) {
+            const std::string name = b.value("run_name", b.value("name", ""));
+            const auto [it, added] = owner.try_emplace(name, file);
+            if (!added && it->second != file) {
+                throw ResultsFileError(fmt::format("case '{}' is in both '{}' and '{}'; merge joins disjoint shards",
+                                                   name, paths[it->second], path));
+            }
+            const auto [f, fresh] = families.try_emplace(name, family);
+            if (fresh) ++family;
+            b["family_index"] = f->second;
+            benchmarks.push_back(std::move(b));
+        }
+    }
+    merged["context"]["vitals_merged_from"] = paths;
+    merged["context"]["vitals_shard"] = "";
+    merged["benchmarks"] = std::move(benchmarks);
+    return merged.dump(2) + "\n";
 }
 
 }  // namespace vitals

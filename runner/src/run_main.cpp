@@ -7,11 +7,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <iostream>
 #include <optional>
 #include <regex>
 
+#include "commands.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
 #include "vitals/detail/device_clock.hpp"
@@ -155,6 +157,35 @@ void write_json(const std::string& path, const std::vector<CaseResult>& results,
     write_file_atomically(path, results_to_json(results, executable));
 }
 
+int cmd_compare(const std::string& before, const std::string& after, double alpha, double noise_floor_percent,
+                const std::optional<std::string>& json_path) {
+    if (json_path) check_output_path(*json_path);
+    std::string json;
+    std::string report;
+    try {
+        report = detail::compare_report(before, read_results(before), after, read_results(after),
+                                         {.alpha = alpha, .noise_floor = noise_floor_percent / 100}, json_path ? &json : nullptr);
+    } catch (const ResultsFileError& e) {
+        throw UsageError(e.what());
+    }
+    fmt::print("{}", report);
+    if (json_path) write_file_atomically(*json_path, json);
+    return 0;
+}
+
+int cmd_merge(const std::vector<std::string>& inputs, const std::string& output) {
+    check_output_path(output);
+    std::string merged;
+    try {
+        merged = merge_results(inputs);
+    } catch (const ResultsFileError& e) {
+        throw UsageError(e.what());
+    }
+    write_file_atomically(output, merged);
+    fmt::print(stderr, "merged {} file{} into {}\n", inputs.size(), inputs.size() > 1 ? "s" : "", output);
+    return 0;
+}
+
 int cmd_list(const Registry& registry, const std::optional<std::string>& filter) {
     const std::optional<std::regex> re = filter ? std::optional(compile_filter(*filter)) : std::nullopt;
     for (const Case& c : registry.cases()) {
@@ -261,18 +292,63 @@ int cmd_profile(const Registry& registry, const std::string& name, const Profile
     return 0;
 }
 
+struct RunExtras {
+    std::optional<std::string> shard;  // "K/N"
+    std::optional<std::string> baseline;
+    std::optional<double> profile_slow_percent;
+    double alpha = 0.05;
+};
+
+// Profiles a case that came out slower than the baseline: its table, and its trace next
+// to the results (or in the current folder).
+void profile_slow_case(const Case& c, const std::optional<std::string>& json_path) {
+    Timer timer = c.make_timer();
+    const profiler::Trace trace = timer.profile({.profile = {.record_shapes = true}});
+    fmt::print("\n{} is slower; its profile:\n{}", c.name,
+               trace.key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 15}));
+    std::string file = c.name;
+    std::replace(file.begin(), file.end(), '/', '_');
+    const std::filesystem::path folder = json_path ? std::filesystem::path(*json_path).parent_path() : std::filesystem::path();
+    const std::filesystem::path path = folder / (file + ".pt.trace.json");
+    trace.export_chrome_trace(path);
+    fmt::print("trace: {}\n", path.string());
+}
+
 int cmd_run(const Registry& registry, const std::optional<std::string>& filter, const MeasureOptions& o,
-            const std::optional<std::string>& json_path, const std::string& executable) {
+            const std::optional<std::string>& json_path, const std::string& executable, const RunExtras& extras) {
     const std::optional<std::regex> re = filter ? std::optional(compile_filter(*filter)) : std::nullopt;
-    std::vector<const Case*> selected;
+    std::vector<const Case*> matching;
     for (const Case& c : registry.cases()) {
-        if (!re || std::regex_search(c.name, *re)) selected.push_back(&c);
+        if (!re || std::regex_search(c.name, *re)) matching.push_back(&c);
     }
-    if (selected.empty()) {
+    if (matching.empty()) {
         throw UsageError(filter ? fmt::format("no case matches --filter '{}'; 'vitals list' shows the cases", *filter)
                                 : "there are no cases to run");
     }
+    std::optional<detail::Shard> shard;
+    try {
+        shard = extras.shard ? std::optional(detail::parse_shard(*extras.shard)) : detail::shard_from_environment();
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(fmt::format("{}; see 'vitals run --help'", e.what()));
+    }
+    std::vector<const Case*> selected;
+    for (std::size_t i = 0; i < matching.size(); ++i) {
+        if (!shard || static_cast<int>(i % static_cast<std::size_t>(shard->count)) == shard->index) {
+            selected.push_back(matching[i]);
+        }
+    }
+    if (shard) {
+        fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
+    }
     if (json_path) check_output_path(*json_path);
+    std::vector<CaseSamples> baseline;
+    if (extras.baseline) {
+        try {
+            baseline = read_results(*extras.baseline);
+        } catch (const ResultsFileError& e) {
+            throw UsageError(e.what());
+        }
+    }
 
     std::vector<CaseResult> results;
     std::vector<Measurement> measured;
@@ -298,7 +374,28 @@ int cmd_run(const Registry& registry, const std::optional<std::string>& filter, 
             if (!r.skipped.empty()) fmt::print("  {}: {}\n", r.name, r.skipped);
         }
     }
-    if (json_path) write_json(*json_path, results, executable);
+    if (json_path) write_file_atomically(*json_path, results_to_json(results, executable, shard ? shard->to_string() : ""));
+    if (extras.baseline) {
+        std::vector<CaseSamples> current;
+        for (const CaseResult& r : results) {
+            if (r.measurement) {
+                current.push_back({r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
+                                   r.measurement->description()});
+            }
+        }
+        const detail::CompareOptions compare{.alpha = extras.alpha};
+        try {
+            fmt::print("\n{}", detail::compare_report(*extras.baseline, baseline, "this run", current, compare));
+        } catch (const ResultsFileError& e) {
+            print_error(e.what());
+            return kExitUsage;
+        }
+        if (extras.profile_slow_percent) {
+            for (const std::string& name : detail::slower_cases(baseline, current, compare, *extras.profile_slow_percent / 100)) {
+                profile_slow_case(*registry.find(name), json_path);
+            }
+        }
+    }
     if (failed > 0) {
         print_error(fmt::format("{} of {} cases failed (see above)", failed, results.size()));
         return kExitFailure;
@@ -334,6 +431,30 @@ int run_main(int argc, char** argv, const Registry& registry) {
     run->add_option("--filter", filter, "Only cases whose names match this regular expression");
     add_measure_flags(*run, run_options);
     run->add_option("--json", json_path, "Also write the results as JSON (Google Benchmark layout)");
+    RunExtras run_extras;
+    run->add_option("--shard", run_extras.shard,
+                    "Run the cases whose position modulo N is K (K/N); default from Slurm, MPI or torchrun variables");
+    auto* baseline = run->add_option("--baseline", run_extras.baseline, "Compare with this results file after the run");
+    run->add_option("--profile-slow", run_extras.profile_slow_percent,
+                    "Profile every case slower than the baseline by more than PCT percent (and significant)")
+        ->check(CLI::NonNegativeNumber)
+        ->needs(baseline);
+
+    std::string before_file, after_file;
+    double alpha = 0.05, noise_floor = 1.0;
+    auto* compare = app.add_subcommand("compare", "Compare two results files case by case, with a significance test");
+    compare->add_option("before", before_file, "Results before the change (ours or Google Benchmark's JSON)")->required();
+    compare->add_option("after", after_file, "Results after the change")->required();
+    compare->add_option("--alpha", alpha, "Significance level of the test (default 0.05)")->check(open_unit_interval());
+    compare->add_option("--noise-floor", noise_floor, "Changes under this percentage count as same (default 1)")
+        ->check(CLI::NonNegativeNumber);
+    compare->add_option("--json", json_path, "Also write the comparison as JSON");
+
+    std::vector<std::string> merge_inputs;
+    std::string merge_output;
+    auto* merge = app.add_subcommand("merge", "Join results files (e.g. shards) into one");
+    merge->add_option("files", merge_inputs, "Results files to join")->required();
+    merge->add_option("-o,--output", merge_output, "The joined file")->required();
 
     ProfileCommand profile_options;
     auto* profile = app.add_subcommand("profile", "Run a case's statement step by step under the profiler; print tables");
@@ -361,10 +482,10 @@ int run_main(int argc, char** argv, const Registry& registry) {
     try {
         for (const std::string& problem : registry.problems()) throw UsageError(problem);
         const std::string first = argc >= 2 ? argv[1] : "";
-        if (!first.empty() && first[0] != '-' && first != "list" && first != "timeit" && first != "run" &&
-            first != "profile") {
-            throw UsageError(fmt::format(
-                "unknown command '{}'; the commands are list, timeit, run and profile (see 'vitals --help')", argv[1]));
+        const std::vector<std::string> commands = {"list", "timeit", "run", "profile", "compare", "merge"};
+        if (!first.empty() && first[0] != '-' && std::find(commands.begin(), commands.end(), first) == commands.end()) {
+            throw UsageError(fmt::format("unknown command '{}'; the commands are {} (see 'vitals --help')", argv[1],
+                                         fmt::join(commands, ", ")));
         }
         try {
             app.parse(argc, argv);
@@ -382,18 +503,21 @@ int run_main(int argc, char** argv, const Registry& registry) {
             const std::string help = target == &app ? "vitals --help" : fmt::format("vitals {} --help", target->get_name());
             std::string message = e.what();
             if (message.empty() || (e.get_name() == "RequiredError" && target == &app)) {
-                message = "give a command: list, timeit, run or profile";
+                message = "give a command: list, timeit, run, profile, compare or merge";
             }
             throw UsageError(fmt::format("{}; see '{}'", message, help));
         }
         if (list->parsed()) return cmd_list(registry, filter);
         if (profile->parsed()) return cmd_profile(registry, case_name, profile_options);
+        if (compare->parsed()) return cmd_compare(before_file, after_file, alpha, noise_floor, json_path);
+        if (merge->parsed()) return cmd_merge(merge_inputs, merge_output);
         if (timeit->parsed()) {
             validate(timeit_options);
             return cmd_timeit(registry, case_name, timeit_options, json_path, executable);
         }
         validate(run_options);
-        return cmd_run(registry, filter, run_options, json_path, executable);
+        run_extras.alpha = alpha;
+        return cmd_run(registry, filter, run_options, json_path, executable, run_extras);
     } catch (const UsageError& e) {
         print_error(e.what());
         return kExitUsage;

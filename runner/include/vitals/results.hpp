@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,28 @@ inline constexpr int kResultsSchemaVersion = 1;
 // The whole results document: a `context` describing this machine and program, then per
 // case one "iteration" entry per block and the mean/median/stddev/cv/p25/p75/iqr
 // aggregates (see README, "Results JSON"). Times are nanoseconds per call.
-std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable);
+std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
+                            const std::string& shard = "");
+
+// One case of a results file read back: the per-call time of every block (repetition).
+struct CaseSamples {
+    std::string name;
+    std::vector<double> seconds;  // real time per call
+    std::string label, sub_label, description;
+};
+
+// Reads our results files and Google Benchmark's own JSON output (a repetition there is
+// a block here; aggregates and errored runs are skipped). Throws ResultsFileError for a
+// file that cannot be read, is not JSON or is not of that layout.
+std::vector<CaseSamples> read_results(const std::string& path);
+
+struct ResultsFileError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Joins shard files into one document: their cases in file order, the first file's
+// context plus "vitals_merged_from". Throws ResultsFileError for bad files or a case
+// that appears in two of them.
+std::string merge_results(const std::vector<std::string>& paths);
 
 }  // namespace vitals
