@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-dev libgmock-dev \
-                libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+                libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev valgrind
 
 # For scripts/gpu-check.sh on a GPU machine without Debian packages: header-only or
 # static libraries only, so nothing needs a shared library of this system there.

@@ -344,3 +344,19 @@ TEST_F(Cli, RunAgainstABaselineProfilesWhatGotSlower) {
     expect_usage_error("run --profile-slow 10", "--baseline");
     expect_usage_error("run --filter relu --baseline " + d + "missing.json", "cannot read");
 }
+
+TEST_F(Cli, InstructionCountsAreIdenticalAcrossRuns) {
+    if (VITALS_SANITIZED) GTEST_SKIP() << "sanitizer builds do not run under Valgrind";
+    if (std::system("command -v valgrind >/dev/null 2>&1") != 0) GTEST_SKIP() << "valgrind is not installed";
+    const auto count = [&] {
+        const CommandResult r = run_vitals("timeit relu/32x1024/cpu-f32 --instructions --number 5");
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        const auto at = r.out.find(" instructions per call");
+        EXPECT_NE(at, std::string::npos) << r.out;
+        const auto start = r.out.rfind(' ', at - 1) + 1;
+        return std::stol(r.out.substr(start, at - start));
+    };
+    const long first = count();
+    EXPECT_GT(first, 32 * 1024 / 16);  // at least a vector instruction per 16 elements
+    EXPECT_EQ(count(), first);
+}

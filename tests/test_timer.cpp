@@ -155,3 +155,15 @@ TEST(TimerCuda, StreamTimingNeedsADevice) {
     EXPECT_EQ(m.raw_times().size(), 1u);
     EXPECT_GE(m.raw_times()[0], 1e-9);
 }
+
+TEST(Timer, CollectInstructionsCountsOrSaysHowTo) {
+    Timer timer({.stmt = [] { vitals::do_not_optimize(std::sqrt(2.0)); }});
+    EXPECT_THROW(timer.collect_instructions({.number = 0}), std::invalid_argument);
+    try {
+        const vitals::InstructionCount c = timer.collect_instructions({.number = 1000});
+        EXPECT_EQ(c.source, "perf_event_open");
+        EXPECT_GE(c.per_call(), 1.0);  // at least the loop's own step
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("vitals timeit NAME --instructions"), std::string::npos) << e.what();
+    }
+}

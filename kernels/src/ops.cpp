@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Core>
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 #include <cmath>
@@ -202,10 +202,51 @@ __mmask8 hit_mask8(const T* x) {
 }
 #endif
 
+#if !VITALS_AVX512_NONZERO && defined(__AVX2__)
+#define VITALS_AVX2_NONZERO 1
+// One bit per element of the 32 bytes at x: set where the element is non-zero.
+template <class T>
+std::uint32_t hit_bits32(const T* x) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    if constexpr (sizeof(T) == 1) {
+        return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())));
+    } else if constexpr (std::is_same_v<T, float>) {
+        return static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_castsi256_ps(v), _mm256_setzero_ps(), _CMP_NEQ_UQ)));
+    } else if constexpr (std::is_same_v<T, double>) {
+        return static_cast<std::uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_castsi256_pd(v), _mm256_setzero_pd(), _CMP_NEQ_UQ)));
+    } else {
+        return ~static_cast<std::uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, _mm256_setzero_si256())))) & 0xfu;
+    }
+}
+
+// For each 4-bit hit mask, the 32-bit lane order that packs the hit int64 lanes first.
+struct PackTable {
+    alignas(32) std::int32_t lanes[16][8];
+    PackTable() {
+        for (int m = 0; m < 16; ++m) {
+            int k = 0;
+            for (int b = 0; b < 4; ++b) {
+                if (m >> b & 1) {
+                    lanes[m][2 * k] = 2 * b;
+                    lanes[m][2 * k + 1] = 2 * b + 1;
+                    ++k;
+                }
+            }
+            for (; k < 4; ++k) lanes[m][2 * k] = lanes[m][2 * k + 1] = 0;
+        }
+    }
+};
+const PackTable kPackTable;
+#endif
+
 template <class T>
 std::int64_t cpu_count_nonzero(const T* x, std::int64_t n) {
     std::int64_t count = 0;
     std::int64_t i = 0;
+#if VITALS_AVX2_NONZERO
+    constexpr std::int64_t kPerLoad = 32 / static_cast<std::int64_t>(sizeof(T));
+    for (; i + kPerLoad <= n; i += kPerLoad) count += __builtin_popcount(hit_bits32(x + i));
+#endif
 #if VITALS_AVX512_NONZERO
     if constexpr (sizeof(T) == 1) {
         for (; i + 64 <= n; i += 64) {
@@ -244,6 +285,20 @@ std::int64_t compress_hits(const T* x, std::int64_t start, std::int64_t end, std
         _mm512_storeu_si512(buffer + count, _mm512_maskz_compress_epi64(hits, indices));
         count += __builtin_popcount(hits);
         indices = _mm512_add_epi64(indices, step);
+    }
+#elif VITALS_AVX2_NONZERO
+    // 4 int64 lanes at a time: a table permutation packs the hit lanes' indices first,
+    // and all 4 lanes are stored (the buffer has slack).
+    constexpr std::int64_t kPerLoad = 32 / static_cast<std::int64_t>(sizeof(T));
+    for (; i + kPerLoad <= end; i += kPerLoad) {
+        std::uint32_t bits = hit_bits32(x + i);
+        for (std::int64_t group = 0; group < kPerLoad; group += 4, bits >>= 4) {
+            const std::uint32_t hits = bits & 0xfu;
+            const __m256i indices = _mm256_add_epi64(_mm256_set1_epi64x(i + group), _mm256_set_epi64x(3, 2, 1, 0));
+            const __m256i order = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPackTable.lanes[hits]));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(buffer + count), _mm256_permutevar8x32_epi32(indices, order));
+            count += __builtin_popcount(hits);
+        }
     }
 #endif
     for (; i < end; ++i) {

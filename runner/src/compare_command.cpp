@@ -80,6 +80,16 @@ std::string compare_report(const std::string& before_name, const std::vector<Cas
     }
     const double geomean = std::exp(log_sum / static_cast<double>(rows.size())) - 1;
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%\n", "geomean", name_width, "", "", geomean * 100);
+    std::string counted;
+    for (const Row& r : rows) {
+        const CaseSamples* b = find(before, r.name);
+        const CaseSamples* a = find(after, r.name);
+        if (b->instructions && a->instructions && *b->instructions > 0) {
+            counted += fmt::format("  {:<{}}  {:>14.1f}  {:>14.1f}  {:>+8.2f}%\n", r.name, name_width, *b->instructions,
+                                   *a->instructions, (*a->instructions - *b->instructions) / *b->instructions * 100);
+        }
+    }
+    if (!counted.empty()) out += "\ninstructions per call (deterministic: any change is real):\n" + counted;
     if (!removed.empty()) out += fmt::format("\nonly in {} (removed): {}\n", before_name, fmt::join(removed, ", "));
     if (!added.empty()) out += fmt::format("\nonly in {} (added): {}\n", after_name, fmt::join(added, ", "));
     if (few_blocks > 0) {

@@ -142,6 +142,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["description"] = task.description;
             entry["env"] = task.env;
             entry["num_threads"] = task.num_threads;
+            if (result.instructions) entry["instructions"] = *result.instructions;
         };
         const std::vector<double> times = m.times();
         const std::vector<double> cpu = m.cpu_times();
@@ -252,6 +253,9 @@ std::vector<CaseSamples> read_results(const std::string& path) {
                 throw ResultsFileError(fmt::format("'{}': case '{}' has a real_time of {}", path, name, value));
             }
             cases[it->second].seconds.push_back(value * seconds_per_unit(b.value("time_unit", "ns"), path));
+            if (b.contains("instructions") && b.at("instructions").is_number()) {
+                cases[it->second].instructions = b.at("instructions").get<double>();
+            }
         }
     } catch (const json::exception& e) {
         throw ResultsFileError(fmt::format("'{}' does not have Google Benchmark's layout: {}", path, e.what()));

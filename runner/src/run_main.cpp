@@ -6,6 +6,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <algorithm>
 #include <filesystem>
 #include <cmath>
@@ -100,6 +104,7 @@ const Case& find_case(const Registry& registry, const std::string& name) {
 }
 
 struct MeasureOptions {
+    bool instructions = false;  // timeit: also count instructions per call
     double min_run_time = 0.0;  // 0: the mode's default
     bool adaptive = false;
     double threshold = 0.1;
@@ -194,11 +199,72 @@ int cmd_list(const Registry& registry, const std::optional<std::string>& filter)
     return 0;
 }
 
+constexpr const char* kCallgrindChild = "VITALS_CALLGRIND_CHILD";
+
+// Runs this program again under Callgrind to count `number` calls of the case's stmt;
+// returns the instructions per call.
+double count_under_callgrind(const std::string& name, std::int64_t number) {
+    char self[4096] = {};
+    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0) throw std::runtime_error("cannot find this program's path (/proc/self/exe) to run it under Callgrind");
+    char folder_template[] = "/tmp/vitals-callgrind-XXXXXX";
+    const char* folder = ::mkdtemp(folder_template);
+    if (folder == nullptr) throw std::runtime_error(fmt::format("cannot create a temporary folder: {}", std::strerror(errno)));
+    const std::string out_file = std::string(folder) + "/callgrind.out";
+    const std::string log_file = std::string(folder) + "/valgrind.log";
+    const std::string command = fmt::format(
+        "{}=1 valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file='{}' --log-file='{}' '{}' timeit '{}' "
+        "--instructions --number {} >/dev/null 2>&1",
+        kCallgrindChild, out_file, log_file, self, name, number);
+    const int status = std::system(command.c_str());
+    std::ifstream in(out_file);
+    std::string line;
+    double total = -1;
+    while (std::getline(in, line)) {
+        if (line.rfind("totals:", 0) == 0 || line.rfind("summary:", 0) == 0) total = std::atof(line.c_str() + line.find(':') + 1);
+    }
+    std::filesystem::remove_all(folder);
+    if (status != 0 || total < 0) {
+        throw std::runtime_error(status == 127 * 256 || std::system("command -v valgrind >/dev/null 2>&1") != 0
+                                     ? "cannot count instructions: no hardware counters here and valgrind is not "
+                                       "installed (apt-get install valgrind)"
+                                     : "cannot count instructions: the run under Callgrind failed");
+    }
+    return total / static_cast<double>(number);
+}
+
 int cmd_timeit(const Registry& registry, const std::string& name, const MeasureOptions& o,
                const std::optional<std::string>& json_path, const std::string& executable) {
     const Case& c = find_case(registry, name);
+    const std::int64_t count_number = o.number > 0 ? o.number : 100;
+    if (o.instructions && std::getenv(kCallgrindChild) != nullptr) {  // the run under Callgrind
+        Timer timer = c.make_timer();
+        timer.collect_instructions({.number = count_number});
+        return 0;
+    }
     if (json_path) check_output_path(*json_path);
     CaseResult result = run_case(c, o);
+    if (o.instructions && result.measurement) {
+        std::string source;
+        try {
+            Timer timer = c.make_timer();
+            const InstructionCount counted = timer.collect_instructions({.number = count_number});
+            result.instructions = counted.per_call();
+            source = "hardware counters";
+        } catch (const std::runtime_error&) {
+            result.instructions = count_under_callgrind(c.name, count_number);
+            source = "Callgrind";
+        }
+        fmt::print("{}\n  {:.0f} instructions per call ({}, {} calls)\n", result.measurement->to_string(),
+                   *result.instructions, source, count_number);
+        result.measurement.reset();  // printed
+        if (json_path) {
+            CaseResult for_json = run_case(c, o);  // the timing again, now with the counter attached
+            for_json.instructions = result.instructions;
+            write_json(*json_path, {for_json}, executable);
+        }
+        return 0;
+    }
     if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
     if (result.measurement) fmt::print("{}\n", result.measurement->to_string());
     if (json_path) write_json(*json_path, {result}, executable);
@@ -426,6 +492,8 @@ int run_main(int argc, char** argv, const Registry& registry) {
         ->excludes("--adaptive")
         ->excludes("--min-run-time");
     timeit->add_option("--json", json_path, "Also write the results as JSON (Google Benchmark layout)");
+    timeit->add_flag("--instructions", timeit_options.instructions,
+                     "Also count instructions per call (hardware counters, or a run under Callgrind)");
 
     auto* run = app.add_subcommand("run", "Time every matching case and print Compare tables");
     run->add_option("--filter", filter, "Only cases whose names match this regular expression");

@@ -17,6 +17,7 @@ struct CaseResult {
     std::optional<Measurement> measurement;
     std::string skipped;  // non-empty: the case could not run here, and why
     std::string error;    // non-empty: the case failed, and how
+    std::optional<double> instructions;  // per call, when counted (a counter in the JSON)
 };
 
 inline constexpr int kResultsSchemaVersion = 1;
@@ -32,6 +33,7 @@ struct CaseSamples {
     std::string name;
     std::vector<double> seconds;  // real time per call
     std::string label, sub_label, description;
+    std::optional<double> instructions;  // per call, when the file has the counter
 };
 
 // Reads our results files and Google Benchmark's own JSON output (a repetition there is

@@ -52,6 +52,19 @@ struct TimerProfileOptions {
     profiler::ProfileOptions profile;
 };
 
+struct InstructionOptions {
+    std::int64_t number = 100;  // calls of stmt to count
+};
+
+// Instructions executed by exactly `number` calls of stmt (setup and the loop's own
+// bookkeeping excluded only as far as the counter allows).
+struct InstructionCount {
+    std::int64_t number = 0;
+    std::int64_t total = -1;  // -1: counted by Callgrind, the total is in its output file
+    std::string source;       // "perf_event_open" or "callgrind"
+    double per_call() const { return total < 0 ? -1.0 : static_cast<double>(total) / static_cast<double>(number); }
+};
+
 struct AdaptiveAutorangeOptions {
     double threshold = 0.1;     // stop once IQR / median is below this (over > 3 blocks)
     double min_run_time = 0.01;
@@ -75,6 +88,12 @@ public:
     // block, so tracing never touches the statistics. Returns the recorded trace.
     // Throws std::invalid_argument when options carry a schedule.
     profiler::Trace profile(const TimerProfileOptions& options = {});
+
+    // Counts the instructions of `number` calls: with hardware counters (perf_event_open)
+    // where the kernel allows them; under Valgrind's Callgrind by switching collection on
+    // for exactly the calls (run with --collect-atstart=no; `vitals timeit --instructions`
+    // does this for you). Throws std::runtime_error saying what to do where neither works.
+    InstructionCount collect_instructions(const InstructionOptions& options = {});
 
     const TaskSpec& task_spec() const { return task_spec_; }
     const TimerOptions& options() const { return options_; }
