@@ -360,3 +360,34 @@ TEST_F(Cli, InstructionCountsAreIdenticalAcrossRuns) {
     EXPECT_GT(first, 32 * 1024 / 16);  // at least a vector instruction per 16 elements
     EXPECT_EQ(count(), first);
 }
+
+TEST_F(Cli, ReportDrawsEveryCaseInOneSelfContainedPage) {
+    const std::string d = dir_.string() + "/";
+    ASSERT_EQ(run_vitals("run --filter '^relu/32x1024/cpu' --min-run-time 0.02 --json " + d + "a.json").exit_code, 0);
+    ASSERT_EQ(run_vitals("run --filter '^relu/32x1024/cpu' --min-run-time 0.02 --json " + d + "b.json").exit_code, 0);
+    const CommandResult r = run_vitals("report " + d + "a.json " + d + "b.json --html " + d + "r.html --markdown " + d + "r.md");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string html = slurp(d + "r.html");
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+    EXPECT_EQ(html.find("<script"), std::string::npos);  // nothing fetched or run
+    EXPECT_EQ(html.find("http://", html.find("<body")), std::string::npos);
+    std::size_t svgs = 0;
+    for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+    EXPECT_EQ(svgs, 2u);
+    EXPECT_NE(html.find("relu/32x1024/cpu-f64"), std::string::npos);
+    EXPECT_NE(html.find("p = "), std::string::npos);
+    const std::string md = slurp(d + "r.md");
+    EXPECT_NE(md.find("| case | before | after | change | p-value | verdict |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| `relu/32x1024/cpu-f32` |"), std::string::npos) << md;
+    expect_usage_error("report " + d + "a.json", "--html");
+    expect_usage_error("report " + d + "missing.json --html " + d + "x.html", "cannot read");
+    EXPECT_FALSE(fs::exists(d + "x.html"));
+
+    // A real browser renders it: a screenshot with something drawn.
+    if (std::system("command -v chromium >/dev/null 2>&1") != 0) GTEST_SKIP() << "chromium is not installed";
+    const std::string shot = d + "r.png";
+    const std::string command = "timeout 60 chromium --headless --no-sandbox --disable-gpu --window-size=900,900 --screenshot=" +
+                                shot + " file://" + d + "r.html >/dev/null 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    EXPECT_GT(fs::file_size(shot), 10'000u);
+}

@@ -18,6 +18,7 @@
 #include <regex>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
 #include "vitals/detail/device_clock.hpp"
@@ -175,6 +176,22 @@ int cmd_compare(const std::string& before, const std::string& after, double alph
     }
     fmt::print("{}", report);
     if (json_path) write_file_atomically(*json_path, json);
+    return 0;
+}
+
+int cmd_report(const std::vector<std::string>& inputs, const std::optional<std::string>& html,
+               const std::optional<std::string>& markdown) {
+    if (!html && !markdown) throw UsageError("give --html OUT.html and/or --markdown OUT.md");
+    if (html) check_output_path(*html);
+    if (markdown) check_output_path(*markdown);
+    std::vector<detail::NamedResults> files;
+    try {
+        for (const std::string& path : inputs) files.emplace_back(path, read_results(path));
+    } catch (const ResultsFileError& e) {
+        throw UsageError(e.what());
+    }
+    if (html) write_file_atomically(*html, detail::html_report(files));
+    if (markdown) write_file_atomically(*markdown, detail::markdown_report(files));
     return 0;
 }
 
@@ -518,6 +535,13 @@ int run_main(int argc, char** argv, const Registry& registry) {
         ->check(CLI::NonNegativeNumber);
     compare->add_option("--json", json_path, "Also write the comparison as JSON");
 
+    std::vector<std::string> report_inputs;
+    std::optional<std::string> report_html, report_markdown;
+    auto* report = app.add_subcommand("report", "Draw results files: an HTML page of box plots, or markdown");
+    report->add_option("files", report_inputs, "Results files (two: before and after)")->required();
+    report->add_option("--html", report_html, "Write a self-contained HTML report here");
+    report->add_option("--markdown", report_markdown, "Write a markdown table here (for a pull request)");
+
     std::vector<std::string> merge_inputs;
     std::string merge_output;
     auto* merge = app.add_subcommand("merge", "Join results files (e.g. shards) into one");
@@ -550,7 +574,7 @@ int run_main(int argc, char** argv, const Registry& registry) {
     try {
         for (const std::string& problem : registry.problems()) throw UsageError(problem);
         const std::string first = argc >= 2 ? argv[1] : "";
-        const std::vector<std::string> commands = {"list", "timeit", "run", "profile", "compare", "merge"};
+        const std::vector<std::string> commands = {"list", "timeit", "run", "profile", "compare", "merge", "report"};
         if (!first.empty() && first[0] != '-' && std::find(commands.begin(), commands.end(), first) == commands.end()) {
             throw UsageError(fmt::format("unknown command '{}'; the commands are {} (see 'vitals --help')", argv[1],
                                          fmt::join(commands, ", ")));
@@ -571,7 +595,7 @@ int run_main(int argc, char** argv, const Registry& registry) {
             const std::string help = target == &app ? "vitals --help" : fmt::format("vitals {} --help", target->get_name());
             std::string message = e.what();
             if (message.empty() || (e.get_name() == "RequiredError" && target == &app)) {
-                message = "give a command: list, timeit, run, profile, compare or merge";
+                message = "give a command: list, timeit, run, profile, compare, merge or report";
             }
             throw UsageError(fmt::format("{}; see '{}'", message, help));
         }
@@ -579,6 +603,7 @@ int run_main(int argc, char** argv, const Registry& registry) {
         if (profile->parsed()) return cmd_profile(registry, case_name, profile_options);
         if (compare->parsed()) return cmd_compare(before_file, after_file, alpha, noise_floor, json_path);
         if (merge->parsed()) return cmd_merge(merge_inputs, merge_output);
+        if (report->parsed()) return cmd_report(report_inputs, report_html, report_markdown);
         if (timeit->parsed()) {
             validate(timeit_options);
             return cmd_timeit(registry, case_name, timeit_options, json_path, executable);

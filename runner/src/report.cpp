@@ -1,0 +1,247 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "vitals/significance.hpp"
+#include "vitals/stats.hpp"
+
+namespace vitals::detail {
+namespace {
+
+std::string escape_html(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string escape_markdown(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+std::string time_text(double seconds) {
+    const stats::TimeUnit unit = stats::select_unit(seconds);
+    return fmt::format("{:.2f} {}", seconds / unit.scale, unit.name);
+}
+
+// Tukey's box: quartiles, whiskers at the furthest points within 1.5 IQR, the rest outliers.
+struct Box {
+    double p25, median, p75, low, high;
+    std::vector<double> outliers;
+};
+
+Box box_of(const std::vector<double>& samples) {
+    const std::vector<double> sorted = stats::sorted_copy(samples);
+    Box b{stats::quantile_sorted(sorted, 0.25), stats::quantile_sorted(sorted, 0.5), stats::quantile_sorted(sorted, 0.75), 0, 0, {}};
+    const double reach = 1.5 * (b.p75 - b.p25);
+    b.low = b.p25;
+    b.high = b.p75;
+    for (double v : sorted) {
+        if (v < b.p25 - reach || v > b.p75 + reach) {
+            b.outliers.push_back(v);
+        } else {
+            b.low = std::min(b.low, v);
+            b.high = std::max(b.high, v);
+        }
+    }
+    return b;
+}
+
+const CaseSamples* find(const std::vector<CaseSamples>& cases, const std::string& name) {
+    for (const CaseSamples& c : cases) {
+        if (c.name == name) return &c;
+    }
+    return nullptr;
+}
+
+// Case names in first-seen order across all files.
+std::vector<std::string> case_names(const std::vector<NamedResults>& files) {
+    std::vector<std::string> names;
+    for (const auto& [file, cases] : files) {
+        for (const CaseSamples& c : cases) {
+            if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+        }
+    }
+    return names;
+}
+
+constexpr const char* kColors[] = {"#7f8c9a", "#2b6cb0", "#b7791f", "#6b46c1", "#2f855a"};
+constexpr const char* kVerdictColor[] = {"#2f855a", "#c53030", "#4a5568"};  // faster, slower, same
+
+std::string box_plot_svg(const std::string& name, const std::vector<NamedResults>& files, const char* after_color) {
+    constexpr int kWidth = 760, kLeft = 150, kRight = 110, kRow = 34, kAxis = 30;
+    std::vector<std::pair<std::size_t, Box>> boxes;
+    double lo = INFINITY, hi = -INFINITY;
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        const CaseSamples* c = find(files[f].second, name);
+        if (c == nullptr || c->seconds.empty()) continue;
+        Box b = box_of(c->seconds);
+        lo = std::min({lo, b.low, b.outliers.empty() ? b.low : *std::min_element(b.outliers.begin(), b.outliers.end())});
+        hi = std::max({hi, b.high, b.outliers.empty() ? b.high : *std::max_element(b.outliers.begin(), b.outliers.end())});
+        boxes.emplace_back(f, std::move(b));
+    }
+    if (boxes.empty()) return "";
+    if (hi <= lo) hi = lo * 1.01 + 1e-12;
+    const double pad = (hi - lo) * 0.05;
+    lo = std::max(0.0, lo - pad);
+    hi += pad;
+    const stats::TimeUnit unit = stats::select_unit(hi);
+    const auto x = [&](double v) { return kLeft + (v - lo) / (hi - lo) * (kWidth - kLeft - kRight); };
+    const int height = static_cast<int>(boxes.size()) * kRow + kAxis;
+    std::string svg = fmt::format(
+        R"(<svg width="{0}" height="{1}" viewBox="0 0 {0} {1}" role="img" aria-label="{2}">)",
+        kWidth, height, escape_html(name));
+    for (std::size_t row = 0; row < boxes.size(); ++row) {
+        const auto& [f, b] = boxes[row];
+        const double y = static_cast<double>(row) * kRow + kRow / 2.0;
+        const char* color = (files.size() == 2 && f == 1 && after_color != nullptr) ? after_color : kColors[f % 5];
+        std::string label = files[f].first;
+        if (label.size() > 22) label = "…" + label.substr(label.size() - 21);
+        svg += fmt::format(R"(<text x="{}" y="{:.1f}" class="file" text-anchor="end">{}</text>)", kLeft - 8, y + 4,
+                           escape_html(label));
+        svg += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="1.5"/>)",
+                           x(b.low), y, x(b.p25), y, color);
+        svg += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="1.5"/>)",
+                           x(b.p75), y, x(b.high), y, color);
+        svg += fmt::format(
+            R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.25" stroke="{}" stroke-width="1.5"><title>IQR {} to {}</title></rect>)",
+            x(b.p25), y - 10, std::max(1.0, x(b.p75) - x(b.p25)), 20, color, color, time_text(b.p25), time_text(b.p75));
+        svg += fmt::format(
+            R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="3"><title>median {4}</title></line>)",
+            x(b.median), y - 10, y + 10, color, time_text(b.median));
+        for (double o : b.outliers) {
+            svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"><title>{}</title></circle>)", x(o), y,
+                               color, time_text(o));
+        }
+        svg += fmt::format(R"(<text x="{}" y="{:.1f}" class="value">{}</text>)", kWidth - kRight + 10, y + 4,
+                           escape_html(time_text(b.median)));  // in the margin, clear of the points
+    }
+    const double axis_y = static_cast<double>(boxes.size()) * kRow + 4;
+    svg += fmt::format(R"(<line x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="#a0aec0"/>)", kLeft, axis_y, kWidth - kRight,
+                       axis_y);
+    for (int t = 0; t <= 4; ++t) {
+        const double v = lo + (hi - lo) * t / 4.0;
+        svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{:.3g} {}</text>)", x(v),
+                           axis_y + 16, v / unit.scale, unit.name);
+    }
+    return svg + "</svg>";
+}
+
+}  // namespace
+
+std::string html_report(const std::vector<NamedResults>& files) {
+    const bool paired = files.size() == 2;
+    std::string body;
+    std::string summary;
+    if (paired) {
+        summary = "<table><thead><tr><th>case</th><th>before</th><th>after</th><th>change</th><th>p-value</th><th>verdict</th></tr></thead><tbody>";
+    }
+    std::string sections;
+    for (const std::string& name : case_names(files)) {
+        const char* after_color = nullptr;
+        std::string verdict_line;
+        if (paired) {
+            const CaseSamples* b = find(files[0].second, name);
+            const CaseSamples* a = find(files[1].second, name);
+            if (b != nullptr && a != nullptr && !b->seconds.empty() && !a->seconds.empty()) {
+                const stats::Change c = stats::compare_samples(b->seconds, a->seconds);
+                const auto v = static_cast<int>(c.verdict);
+                after_color = kVerdictColor[v];
+                verdict_line = fmt::format(R"(<p class="verdict" style="color:{}">{} {:+.2f}% (p = {:.4f})</p>)", after_color,
+                                           stats::verdict_name(c.verdict), c.change * 100, c.p_value);
+                summary += fmt::format(
+                    R"(<tr><td><a href="#{0}">{0}</a></td><td>{1}</td><td>{2}</td><td>{3:+.2f}%</td><td>{4:.4f}</td><td style="color:{5};font-weight:600">{6}</td></tr>)",
+                    escape_html(name), time_text(c.before_median), time_text(c.after_median), c.change * 100, c.p_value,
+                    after_color, stats::verdict_name(c.verdict));
+            } else {
+                summary += fmt::format(R"(<tr><td>{}</td><td colspan="5">{}</td></tr>)", escape_html(name),
+                                       b == nullptr ? "added" : "removed");
+            }
+        }
+        std::string label;
+        for (const auto& [file, cases] : files) {
+            if (const CaseSamples* c = find(cases, name); c != nullptr && !c->label.empty()) {
+                label = c->label + (c->sub_label.empty() ? "" : ": " + c->sub_label) +
+                        (c->description.empty() ? "" : " (" + c->description + ")");
+                break;
+            }
+        }
+        sections += fmt::format(R"(<section id="{0}"><h2>{0}</h2>{1}{2}{3}</section>)", escape_html(name),
+                                label.empty() ? "" : "<p class=\"label\">" + escape_html(label) + "</p>", verdict_line,
+                                box_plot_svg(name, files, after_color));
+    }
+    if (paired) summary += "</tbody></table>";
+    std::string files_list;
+    for (const auto& [file, cases] : files) files_list += "<li>" + escape_html(file) + fmt::format(" ({} cases)</li>", cases.size());
+    return fmt::format(R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>vitals report</title>
+<style>
+body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 820px; color: #1a202c; }}
+h1 {{ font-size: 1.5em; }} h2 {{ font-size: 1.05em; font-family: ui-monospace, monospace; margin-bottom: 0.2em; }}
+table {{ border-collapse: collapse; width: 100%; font-size: 0.9em; }}
+th, td {{ text-align: left; padding: 4px 8px; border-bottom: 1px solid #e2e8f0; }} td {{ font-family: ui-monospace, monospace; }}
+section {{ margin: 1.6em 0; }} .label {{ color: #4a5568; margin: 0; }} .verdict {{ margin: 0.2em 0; font-weight: 600; }}
+svg text {{ font-size: 11px; fill: #2d3748; }} svg .tick {{ fill: #718096; }} svg .value {{ fill: #4a5568; }}
+.note {{ color: #718096; font-size: 0.85em; }}
+</style></head><body>
+<h1>vitals report</h1>
+<ul>{}</ul>
+{}
+<p class="note">Boxes: interquartile range; thick line: median (its value on the right); whiskers: furthest blocks within 1.5 IQR; dots: outliers. Times per call.{}</p>
+{}
+</body></html>
+)",
+                       files_list, summary,
+                       paired ? " Verdicts: two-sided Mann-Whitney U test at alpha 0.05, changes under 1% count as same." : "",
+                       sections);
+}
+
+std::string markdown_report(const std::vector<NamedResults>& files) {
+    std::string out;
+    if (files.size() == 2) {
+        out += fmt::format("**{}** → **{}**\n\n| case | before | after | change | p-value | verdict |\n|---|---:|---:|---:|---:|---|\n",
+                           escape_markdown(files[0].first), escape_markdown(files[1].first));
+        for (const std::string& name : case_names(files)) {
+            const CaseSamples* b = find(files[0].second, name);
+            const CaseSamples* a = find(files[1].second, name);
+            if (b == nullptr || a == nullptr || b->seconds.empty() || a->seconds.empty()) {
+                out += fmt::format("| `{}` | {} | | | | |\n", name, b == nullptr ? "added" : "removed");
+                continue;
+            }
+            const stats::Change c = stats::compare_samples(b->seconds, a->seconds);
+            out += fmt::format("| `{}` | {} | {} | {:+.2f}% | {:.4f} | {} |\n", name, time_text(c.before_median),
+                               time_text(c.after_median), c.change * 100, c.p_value,
+                               c.verdict == stats::Verdict::same ? "same" : fmt::format("**{}**", stats::verdict_name(c.verdict)));
+        }
+        return out;
+    }
+    for (const auto& [file, cases] : files) {
+        out += fmt::format("**{}**\n\n| case | median | IQR | blocks |\n|---|---:|---:|---:|\n", escape_markdown(file));
+        for (const CaseSamples& c : cases) {
+            if (c.seconds.empty()) continue;
+            out += fmt::format("| `{}` | {} | {} | {} |\n", c.name, time_text(stats::median(c.seconds)),
+                               time_text(stats::iqr(c.seconds)), c.seconds.size());
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+}  // namespace vitals::detail
