@@ -391,3 +391,39 @@ TEST_F(Cli, ReportDrawsEveryCaseInOneSelfContainedPage) {
     ASSERT_EQ(std::system(command.c_str()), 0);
     EXPECT_GT(fs::file_size(shot), 10'000u);
 }
+
+TEST_F(Cli, AFileComparedWithItselfIsSameAndHalvedTimesAreFaster) {
+    const std::string d = dir_.string() + "/";
+    ASSERT_EQ(run_vitals("run --filter '^relu/32x1024/cpu' --min-run-time 0.02 --json " + d + "a.json").exit_code, 0);
+    CommandResult r = run_vitals("compare " + d + "a.json " + d + "a.json --json " + d + "self.json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& c : nlohmann::json::parse(slurp(d + "self.json"))["cases"]) EXPECT_EQ(c.at("verdict"), "same");
+    // The same file with every time halved.
+    auto doc = nlohmann::json::parse(slurp(d + "a.json"));
+    for (auto& b : doc["benchmarks"]) {
+        if (b.contains("real_time")) b["real_time"] = b["real_time"].get<double>() * 0.5;
+    }
+    std::ofstream(d + "half.json") << doc.dump();
+    r = run_vitals("compare " + d + "a.json " + d + "half.json --json " + d + "half-cmp.json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& c : nlohmann::json::parse(slurp(d + "half-cmp.json"))["cases"]) {
+        EXPECT_EQ(c.at("verdict"), "faster");
+        EXPECT_LT(c.at("p_value").get<double>(), 0.001);
+        EXPECT_NEAR(c.at("change").get<double>(), -0.5, 1e-9);
+    }
+}
+
+TEST_F(Cli, CompareTwoTracesOperatorByOperator) {
+    const std::string d = dir_.string() + "/";
+    ASSERT_EQ(run_vitals("profile mask_indices/1M/cpu-before --steps 2 --trace " + d + "before.pt.trace.json").exit_code, 0);
+    ASSERT_EQ(run_vitals("profile mask_indices/1M/cpu-after --steps 2 --trace " + d + "after.pt.trace.json").exit_code, 0);
+    const CommandResult r = run_vitals("compare " + d + "before.pt.trace.json " + d + "after.pt.trace.json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("self CPU time per operator"), std::string::npos) << r.out;
+    // The copy to the host exists only before: it shows as gone.
+    const auto copy = r.out.find("\ncopy_to ");
+    ASSERT_NE(copy, std::string::npos) << r.out;
+    const std::string line = r.out.substr(copy + 1, r.out.find('\n', copy + 1) - copy - 1);
+    EXPECT_NE(line.find(" - "), std::string::npos) << line;
+    EXPECT_NE(line.find("2         0"), std::string::npos) << line;
+}

@@ -54,3 +54,25 @@ TEST(Verdict, NeedsSignificanceAndAChangeAboveTheNoiseFloor) {
     EXPECT_EQ(compare_samples(before, after, 0.05, 0.30).verdict, Verdict::same);
     EXPECT_EQ(verdict_name(Verdict::slower), "slower");
 }
+
+// Expected values written from SciPy 1.10.1 (Debian's python3-scipy):
+//   from scipy.stats import mannwhitneyu
+//   mannwhitneyu([1.1, 2.2, 3.3], [2.5, 3.5, 0.5, 4.5], alternative="two-sided")
+//     -> MannwhitneyuResult(statistic=4.0, pvalue=0.6285714285714286)          (exact)
+//   mannwhitneyu([1, 1, 2, 2, 3], [2, 3, 3, 4, 5], alternative="two-sided")
+//     -> MannwhitneyuResult(statistic=3.0, pvalue=0.05317338271357822)         (ties: normal)
+//   mannwhitneyu(list(range(1, 9)), list(range(9, 21)), alternative="two-sided")
+//     -> MannwhitneyuResult(statistic=0.0, pvalue=1.5876796062554575e-05)      (exact, 8 vs 12)
+TEST(MannWhitney, InlineScipyValues) {
+    const std::vector<double> a{1.1, 2.2, 3.3}, b{2.5, 3.5, 0.5, 4.5};
+    EXPECT_DOUBLE_EQ(mann_whitney_u(a, b).u, 4.0);
+    EXPECT_NEAR(mann_whitney_u(a, b).p_value, 0.6285714285714286, 1e-15);
+    const std::vector<double> c{1, 1, 2, 2, 3}, d{2, 3, 3, 4, 5};
+    EXPECT_FALSE(mann_whitney_u(c, d).exact);
+    EXPECT_NEAR(mann_whitney_u(c, d).p_value, 0.05317338271357822, 1e-15);
+    std::vector<double> e, f;
+    for (int i = 1; i <= 8; ++i) e.push_back(i);
+    for (int i = 9; i <= 20; ++i) f.push_back(i);
+    EXPECT_TRUE(mann_whitney_u(e, f).exact);
+    EXPECT_NEAR(mann_whitney_u(e, f).p_value, 1.5876796062554575e-05, 1e-18);
+}

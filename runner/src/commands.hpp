@@ -20,6 +20,11 @@ std::string compare_report(const std::string& before_name, const std::vector<Cas
                            const std::string& after_name, const std::vector<CaseSamples>& after,
                            const CompareOptions& options, std::string* json_out = nullptr);
 
+// Whether a file is a Chrome trace (a profile) rather than a results file.
+bool looks_like_trace(const std::string& path);
+// Per operator, self CPU time before, after and the change, sorted by absolute change.
+std::string profile_diff_report(const std::string& before_path, const std::string& after_path);
+
 // Names of the cases the report found slower (for --profile-slow).
 std::vector<std::string> slower_cases(const std::vector<CaseSamples>& before, const std::vector<CaseSamples>& after,
                                       const CompareOptions& options, double min_change);

@@ -165,6 +165,15 @@ void write_json(const std::string& path, const std::vector<CaseResult>& results,
 
 int cmd_compare(const std::string& before, const std::string& after, double alpha, double noise_floor_percent,
                 const std::optional<std::string>& json_path) {
+    if (detail::looks_like_trace(before) && detail::looks_like_trace(after)) {
+        if (json_path) throw UsageError("--json applies to results files, not to two traces");
+        try {
+            fmt::print("{}", detail::profile_diff_report(before, after));
+        } catch (const std::runtime_error& e) {
+            throw UsageError(e.what());
+        }
+        return 0;
+    }
     if (json_path) check_output_path(*json_path);
     std::string json;
     std::string report;
@@ -527,7 +536,8 @@ int run_main(int argc, char** argv, const Registry& registry) {
 
     std::string before_file, after_file;
     double alpha = 0.05, noise_floor = 1.0;
-    auto* compare = app.add_subcommand("compare", "Compare two results files case by case, with a significance test");
+    auto* compare = app.add_subcommand(
+        "compare", "Compare two results files case by case with a significance test, or two traces operator by operator");
     compare->add_option("before", before_file, "Results before the change (ours or Google Benchmark's JSON)")->required();
     compare->add_option("after", after_file, "Results after the change")->required();
     compare->add_option("--alpha", alpha, "Significance level of the test (default 0.05)")->check(open_unit_interval());

@@ -41,7 +41,9 @@ public:
     KeyAverages(std::vector<KeyAverage> rows, bool profile_memory)
         : rows_(std::move(rows)), profile_memory_(profile_memory) {}
 
-    const std::vector<KeyAverage>& rows() const { return rows_; }
+    const std::vector<KeyAverage>& rows() const& { return rows_; }
+    // From a temporary (`trace.key_averages().rows()`), the rows themselves: safe to loop over.
+    std::vector<KeyAverage> rows() && { return std::move(rows_); }
     // The torch.profiler summary table. Throws std::invalid_argument for an unknown
     // sort key (naming the valid ones) or a negative row limit.
     std::string table(const TableOptions& options = {}) const;

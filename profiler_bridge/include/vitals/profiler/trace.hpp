@@ -81,6 +81,14 @@ struct Trace {
     // Derives self times, memory and device time of every event from the raw lists
     // (parents, memory events, device events). Builders of traces call it once.
     void compute_attribution();
+    // Sets every event's parent from the intervals, per thread, as torch.profiler
+    // builds its tree: in (start, longest first) order, the enclosing open interval.
+    void link_parents();
 };
+
+// Reads a Chrome trace written by export_chrome_trace (or Kineto): host slices
+// (cpu_op, user_annotation and other X events on host threads), nested by their
+// intervals. Throws std::runtime_error naming the file and the problem.
+Trace read_chrome_trace(const std::filesystem::path& path);
 
 }  // namespace vitals::profiler

@@ -1,0 +1,83 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <stdexcept>
+
+#include "vitals/profiler/trace.hpp"
+
+namespace vitals::profiler {
+
+void Trace::link_parents() {
+    std::vector<int> order(events.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        const Event &x = events[static_cast<std::size_t>(a)], &y = events[static_cast<std::size_t>(b)];
+        return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
+    });
+    std::map<int, std::vector<int>> open;  // per thread
+    for (int i : order) {
+        Event& e = events[static_cast<std::size_t>(i)];
+        auto& stack = open[e.thread];
+        while (!stack.empty()) {
+            const Event& top = events[static_cast<std::size_t>(stack.back())];
+            if (e.start_ns >= top.end_ns || e.end_ns > top.end_ns) {
+                stack.pop_back();
+            } else {
+                break;
+            }
+        }
+        e.parent = stack.empty() ? -1 : stack.back();
+        stack.push_back(i);
+    }
+}
+
+Trace read_chrome_trace(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(fmt::format("cannot read trace '{}'", path.string()));
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw std::runtime_error(fmt::format("trace '{}' is not JSON: {}", path.string(), e.what()));
+    }
+    const nlohmann::json* list = nullptr;
+    if (doc.is_object() && doc.contains("traceEvents") && doc.at("traceEvents").is_array()) list = &doc.at("traceEvents");
+    if (doc.is_array()) list = &doc;  // the bare-array form of the format
+    if (list == nullptr) throw std::runtime_error(fmt::format("'{}' has no \"traceEvents\": not a Chrome trace", path.string()));
+    Trace trace;
+    std::map<std::int64_t, int> threads;
+    try {
+        for (const nlohmann::json& e : *list) {
+            if (!e.is_object() || e.value("ph", "") != "X") continue;
+            const std::string category = e.value("cat", "");
+            // Host work only: device slices and runtime calls are not host operators.
+            if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" ||
+                category == "gpu_user_annotation" || category == "cuda_runtime" || category == "cuda_driver") {
+                continue;
+            }
+            const auto tid = e.at("tid").is_number() ? e.at("tid").get<std::int64_t>() : 0;
+            const auto [it, added] = threads.try_emplace(tid, static_cast<int>(trace.threads.size()));
+            if (added) trace.threads.push_back({tid, ""});
+            Event event;
+            event.name = e.at("name").get<std::string>();
+            event.category = category == "cpu_op" ? Category::cpu_op : Category::user_annotation;
+            event.thread = it->second;
+            event.start_ns = std::llround(e.at("ts").get<double>() * 1000.0);
+            event.end_ns = event.start_ns + std::llround(e.at("dur").get<double>() * 1000.0);
+            event.external_id = static_cast<std::int64_t>(trace.events.size()) + 1;
+            trace.events.push_back(std::move(event));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(fmt::format("trace '{}' has an event without name, tid, ts or dur: {}", path.string(), e.what()));
+    }
+    trace.link_parents();
+    trace.compute_attribution();
+    return trace;
+}
+
+}  // namespace vitals::profiler
