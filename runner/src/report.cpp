@@ -1,4 +1,4 @@
-#include "report.hpp"
+#include "vitals/results.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "vitals/significance.hpp"
 #include "vitals/stats.hpp"
 
-namespace vitals::detail {
+namespace vitals {
 namespace {
 
 std::string escape_html(std::string_view text) {
@@ -244,4 +244,15 @@ std::string markdown_report(const std::vector<NamedResults>& files) {
     return out;
 }
 
-}  // namespace vitals::detail
+std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results) {
+    std::vector<CaseSamples> out;
+    for (const CaseResult& r : results) {
+        if (r.measurement) {
+            out.push_back({r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
+                           r.measurement->description(), r.instructions});
+        }
+    }
+    return out;
+}
+
+}  // namespace vitals

@@ -18,7 +18,6 @@
 #include <regex>
 
 #include "commands.hpp"
-#include "report.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
 #include "vitals/detail/device_clock.hpp"
@@ -193,14 +192,14 @@ int cmd_report(const std::vector<std::string>& inputs, const std::optional<std::
     if (!html && !markdown) throw UsageError("give --html OUT.html and/or --markdown OUT.md");
     if (html) check_output_path(*html);
     if (markdown) check_output_path(*markdown);
-    std::vector<detail::NamedResults> files;
+    std::vector<NamedResults> files;
     try {
         for (const std::string& path : inputs) files.emplace_back(path, read_results(path));
     } catch (const ResultsFileError& e) {
         throw UsageError(e.what());
     }
-    if (html) write_file_atomically(*html, detail::html_report(files));
-    if (markdown) write_file_atomically(*markdown, detail::markdown_report(files));
+    if (html) write_file_atomically(*html, html_report(files));
+    if (markdown) write_file_atomically(*markdown, markdown_report(files));
     return 0;
 }
 
@@ -468,13 +467,7 @@ int cmd_run(const Registry& registry, const std::optional<std::string>& filter, 
     }
     if (json_path) write_file_atomically(*json_path, results_to_json(results, executable, shard ? shard->to_string() : ""));
     if (extras.baseline) {
-        std::vector<CaseSamples> current;
-        for (const CaseResult& r : results) {
-            if (r.measurement) {
-                current.push_back({r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
-                                   r.measurement->description()});
-            }
-        }
+        const std::vector<CaseSamples> current = samples_of(results);
         const detail::CompareOptions compare{.alpha = extras.alpha};
         try {
             fmt::print("\n{}", detail::compare_report(*extras.baseline, baseline, "this run", current, compare));

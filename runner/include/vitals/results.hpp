@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,6 +45,16 @@ std::vector<CaseSamples> read_results(const std::string& path);
 struct ResultsFileError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+// Results of one run, named (a file name, "before", ...).
+using NamedResults = std::pair<std::string, std::vector<CaseSamples>>;
+// One self-contained HTML page (inline SVG box plots, no scripts) of the cases in one or
+// more runs; with exactly two, the second is "after" the first, with verdicts.
+std::string html_report(const std::vector<NamedResults>& runs);
+// The same as markdown tables, for a pull request.
+std::string markdown_report(const std::vector<NamedResults>& runs);
+// A measured run's cases as CaseSamples (per-call times of every block).
+std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results);
 
 // Joins shard files into one document: their cases in file order, the first file's
 // context plus "vitals_merged_from". Throws ResultsFileError for bad files or a case
