@@ -427,3 +427,19 @@ TEST_F(Cli, CompareTwoTracesOperatorByOperator) {
     EXPECT_NE(line.find(" - "), std::string::npos) << line;
     EXPECT_NE(line.find("2         0"), std::string::npos) << line;
 }
+
+TEST_F(Cli, TracesOfADistributedRunCarryTheRank) {
+    const fs::path logs = dir_ / "logs";
+    const CommandResult r = run_vitals("list >/dev/null; RANK=1 WORLD_SIZE=2 " + std::string(VITALS_BINARY_DIR) +
+                                       "/bin/vitals profile relu/32x1024/cpu-f32 --trace-dir " + logs.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(logs)) {
+        ++files;
+        EXPECT_NE(entry.path().filename().string().find("_rank1."), std::string::npos) << entry.path();
+        const auto doc = nlohmann::json::parse(slurp(entry.path()));
+        EXPECT_EQ(doc.at("distributedInfo").at("rank"), 1);
+        EXPECT_EQ(doc.at("distributedInfo").at("world_size"), 2);
+    }
+    EXPECT_EQ(files, 1);
+}

@@ -59,6 +59,8 @@ Trace build_trace(std::vector<detail::ThreadRecords> threads, std::vector<Device
     trace.base_time_ns = wall_clock_ns() - (detail::steady_ns() - trace.start_ns);
     trace.worker_name = options.worker_name.empty() ? default_worker_name() : options.worker_name;
     trace.profile_memory = options.profile_memory;
+    trace.rank = options.rank;
+    trace.world_size = options.world_size;
     std::int64_t next_external_id = 1;
     for (detail::ThreadRecords& t : threads) {
         const int thread = static_cast<int>(trace.threads.size());

@@ -344,7 +344,7 @@ int cmd_profile(const Registry& registry, const std::string& name, const Profile
     }();
     int traces = 0;
     profiler::TraceReadyHandler write_dir;
-    if (o.trace_dir) write_dir = profiler::tensorboard_trace_handler(*o.trace_dir, {.worker_name = o.worker.value_or(""), .use_gzip = o.gzip});
+    // (the handler is made below, once the worker name is known)
     profiler::ProfileOptions options{
         .activities = {profiler::Activity::cpu},
         .record_shapes = o.record_shapes || o.group_by_input_shape,
@@ -360,6 +360,22 @@ int cmd_profile(const Registry& registry, const std::string& name, const Profile
             },
     };
     if (timer.options().cuda_stream) options.activities.push_back(profiler::Activity::cuda);
+    // Under a launcher (Slurm, MPI, torchrun) each rank's traces say which rank they are.
+    std::optional<detail::Shard> rank;
+    try {
+        rank = detail::shard_from_environment();
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    if (rank) {
+        options.rank = rank->index;
+        options.world_size = rank->count;
+        options.worker_name = fmt::format("{}_rank{}", profiler::default_worker_name(), rank->index);
+    }
+    if (o.trace_dir) {
+        write_dir = profiler::tensorboard_trace_handler(
+            *o.trace_dir, {.worker_name = o.worker.value_or(options.worker_name), .use_gzip = o.gzip});
+    }
     const TimerOptions& t = timer.options();
     t.global_setup.run(1);
     t.setup.run(1);

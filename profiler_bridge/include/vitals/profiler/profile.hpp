@@ -52,6 +52,8 @@ struct ProfileOptions {
     std::optional<Schedule> schedule;
     TraceReadyHandler on_trace_ready;
     std::string worker_name;  // in traces and file names; default "<host>_<pid>"
+    int rank = -1;            // distributed runs: this process's rank and the number of ranks,
+    int world_size = -1;      // written as the trace's distributedInfo
 };
 
 class Profile {
