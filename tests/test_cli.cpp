@@ -443,3 +443,20 @@ TEST_F(Cli, TracesOfADistributedRunCarryTheRank) {
     }
     EXPECT_EQ(files, 1);
 }
+
+TEST_F(Cli, InterruptedRunWritesWhatItHasAndExits130) {
+    const std::string json = (dir_ / "partial.json").string();
+    const std::string script = "( " + std::string(VITALS_BINARY_DIR) +
+                               "/bin/vitals run --filter '^(relu|mlp_forward)/.*cpu' --min-run-time 0.3 --json " + json +
+                               " >/dev/null 2>&1 & pid=$!; sleep 0.6; kill -INT $pid; wait $pid; exit $? )";
+    const int status = std::system(script.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    const auto doc = nlohmann::json::parse(slurp(json));  // whole, valid JSON
+    EXPECT_EQ(doc.at("context").at("vitals_incomplete"), true);
+    EXPECT_EQ(doc.at("context").at("vitals_cases_planned"), 4);
+    std::set<std::string> measured;
+    for (const auto& b : doc.at("benchmarks")) measured.insert(b.at("run_name").get<std::string>());
+    EXPECT_GE(measured.size(), 1u);
+    EXPECT_LT(measured.size(), 4u);
+}

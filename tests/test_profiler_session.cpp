@@ -299,3 +299,22 @@ TEST(Profile, CudaActivityWhereItCannotBeRecordedSaysSoOnceAndKeepsCpuEvents) {
         EXPECT_EQ(err.find("vitals: profiler", 1), std::string::npos) << "said more than once:\n" << err;
     }
 }
+
+TEST(Profile, AnEventCapStopsRecordingWithAWarning) {
+    ::testing::internal::CaptureStderr();
+    Profile profile({.max_events = 10000});
+    profile.start();
+    for (int i = 0; i < 100000; ++i) VITALS_RECORD_FUNCTION("many");
+    profile.stop();
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("reached its cap of 10000 events"), std::string::npos) << err;
+    const auto kept = profile.trace().events.size();
+    EXPECT_GE(kept, 10000u - 4096u);  // whole chunks
+    EXPECT_LE(kept, 10000u + 4096u);
+    // The next window records again.
+    Profile again;
+    again.start();
+    { VITALS_RECORD_FUNCTION("after the cap"); }
+    again.stop();
+    EXPECT_EQ(again.trace().events.size(), 1u);
+}

@@ -254,6 +254,8 @@ void Profile::transit(ProfilerAction from, std::optional<ProfilerAction> to) {
 }
 
 void Profile::prepare_trace() {
+    // Records, not events: a scope is two records (begin and end).
+    detail::set_record_cap(options_.max_events > 0 ? 2 * options_.max_events : 0);
     device_active_ = false;
     if (wants_cuda(options_)) {
         const std::string reason = detail::device_activity::start();
@@ -278,6 +280,12 @@ void Profile::start_trace() {
 void Profile::stop_trace() {
     const std::int64_t end = now_ticks();
     set_flags(options_, false, false);
+    if (detail::cap_reached()) {
+        fmt::print(stderr,
+                   "vitals: warning: the profile reached its cap of {} events and stopped recording for the rest of "
+                   "this window; raise ProfileOptions::max_events or record fewer steps\n",
+                   options_.max_events);
+    }
     std::vector<DeviceEvent> device = device_active_ ? detail::device_activity::stop() : std::vector<DeviceEvent>{};
     device_active_ = false;
     trace_ = build_trace(detail::collect_all(/*keep=*/true), std::move(device), window_start_ticks_, end, options_);

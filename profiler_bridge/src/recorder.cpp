@@ -29,6 +29,12 @@ struct Chunk {
     std::uint32_t consumed = 0;  // by the collector, under the buffer's mutex
 };
 
+// The window's record cap, counted in whole chunks when a thread starts a new one (off
+// the hot path).
+std::atomic<std::int64_t> g_chunk_cap{0};
+std::atomic<std::int64_t> g_chunks_started{0};
+std::atomic<bool> g_cap_reached{false};
+
 // Chunks handed back by collections, for reuse: a fresh chunk costs a page fault per
 // 4 KiB on first touch, which would land inside recorded scopes.
 class ChunkPool {
@@ -91,6 +97,13 @@ public:
 
     // Writer only: the current chunk is full.
     void roll() {
+        const std::int64_t cap = g_chunk_cap.load(std::memory_order_relaxed);
+        if (cap > 0 && g_chunks_started.fetch_add(1, std::memory_order_relaxed) + 1 > cap) {
+            // Over the cap: stop recording for everyone; this record and later ones go to a
+            // chunk that is dropped at collection.
+            g_record_flags.fetch_and(~kRecording, std::memory_order_relaxed);
+            g_cap_reached.store(true, std::memory_order_relaxed);
+        }
         std::lock_guard lock(mutex_);
         full_.push_back(current_);
         current_ = chunk_pool().take();
@@ -216,7 +229,16 @@ void begin_correlation() {
 
 void end_correlation() { device_activity::pop_external_id(); }
 
+void set_record_cap(std::int64_t records) {
+    g_chunk_cap.store(records <= 0 ? 0 : (records + kChunkRecords - 1) / static_cast<std::int64_t>(kChunkRecords),
+                      std::memory_order_relaxed);
+}
+
+bool cap_reached() { return g_cap_reached.load(std::memory_order_relaxed); }
+
 std::vector<ThreadRecords> collect_all(bool keep) {
+    g_chunks_started.store(0, std::memory_order_relaxed);
+    g_cap_reached.store(false, std::memory_order_relaxed);
     std::vector<std::shared_ptr<ThreadBuffer>> buffers;
     {
         std::lock_guard lock(registry().mutex);

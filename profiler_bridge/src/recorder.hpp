@@ -31,6 +31,11 @@ struct ThreadRecords {
 // Takes (or, with keep = false, throws away) everything recorded so far by every thread.
 std::vector<ThreadRecords> collect_all(bool keep);
 
+// Caps the records a window may hold (0: none): past it, recording stops and
+// cap_reached() says so. Reset by collect_all.
+void set_record_cap(std::int64_t records);
+bool cap_reached();
+
 // Memory held by the buffers right now (for the bounded-memory tests and benchmarks).
 std::size_t buffered_bytes();
 

@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <nlohmann/json.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +33,20 @@ namespace {
 
 constexpr int kExitUsage = 2;
 constexpr int kExitFailure = 1;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+// Set by the first SIGINT of a run: the run stops after the current block, writes what
+// it has and exits 130. A second SIGINT ends the process at once.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+    g_interrupted.store(true);
+    std::signal(SIGINT, SIG_DFL);
+}
+
+struct Interrupted : std::runtime_error {
+    Interrupted() : std::runtime_error("interrupted") {}
+};
 
 // A usage error: bad flags or values, unknown names. Exit 2.
 struct UsageError : std::runtime_error {
@@ -113,13 +130,17 @@ struct MeasureOptions {
 };
 
 Measurement measure(Timer& timer, const MeasureOptions& o) {
+    // Checked after every block, so Ctrl-C takes effect within one block.
+    const auto stop_if_interrupted = [](std::int64_t, double) {
+        if (g_interrupted.load()) throw Interrupted();
+    };
     if (o.number > 0) return timer.timeit(o.number);
     if (o.adaptive) {
-        AdaptiveAutorangeOptions a{.threshold = o.threshold, .max_run_time = o.max_run_time};
+        AdaptiveAutorangeOptions a{.threshold = o.threshold, .max_run_time = o.max_run_time, .callback = stop_if_interrupted};
         if (o.min_run_time > 0) a.min_run_time = o.min_run_time;
         return timer.adaptive_autorange(a);
     }
-    BlockedAutorangeOptions b;
+    BlockedAutorangeOptions b{.callback = stop_if_interrupted};
     if (o.min_run_time > 0) b.min_run_time = o.min_run_time;
     return timer.blocked_autorange(b);
 }
@@ -131,6 +152,8 @@ CaseResult run_case(const Case& c, const MeasureOptions& o) {
         result.measurement = measure(timer, o);
     } catch (const SkipCase& skip) {
         result.skipped = skip.what();
+    } catch (const Interrupted&) {
+        throw;
     } catch (const std::exception& e) {
         result.error = fmt::format("case '{}' failed: {}", c.name, e.what());
     } catch (...) {
@@ -459,10 +482,20 @@ int cmd_run(const Registry& registry, const std::optional<std::string>& filter, 
 
     std::vector<CaseResult> results;
     std::vector<Measurement> measured;
-    for (std::size_t i = 0; i < selected.size(); ++i) {
+    g_interrupted.store(false);
+    std::signal(SIGINT, on_sigint);
+    bool interrupted = false;
+    for (std::size_t i = 0; i < selected.size() && !interrupted; ++i) {
         fmt::print(stderr, "[{}/{}] {}\n", i + 1, selected.size(), selected[i]->name);
         std::fflush(stderr);
-        CaseResult result = run_case(*selected[i], o);
+        CaseResult result;
+        try {
+            result = run_case(*selected[i], o);
+        } catch (const Interrupted&) {
+            interrupted = true;
+            fmt::print(stderr, "interrupted: {} of {} cases measured; writing what there is\n", results.size(), selected.size());
+            break;
+        }
         if (!result.skipped.empty()) fmt::print(stderr, "      skipped: {}\n", result.skipped);
         if (!result.error.empty()) print_error(result.error);
         if (result.measurement) measured.push_back(*result.measurement);
@@ -481,7 +514,18 @@ int cmd_run(const Registry& registry, const std::optional<std::string>& filter, 
             if (!r.skipped.empty()) fmt::print("  {}: {}\n", r.name, r.skipped);
         }
     }
-    if (json_path) write_file_atomically(*json_path, results_to_json(results, executable, shard ? shard->to_string() : ""));
+    std::signal(SIGINT, SIG_DFL);
+    if (json_path) {
+        std::string document = results_to_json(results, executable, shard ? shard->to_string() : "");
+        if (interrupted) {  // mark the file so no one mistakes it for a whole run
+            auto doc = nlohmann::json::parse(document);
+            doc["context"]["vitals_incomplete"] = true;
+            doc["context"]["vitals_cases_planned"] = selected.size();
+            document = doc.dump(2) + "\n";
+        }
+        write_file_atomically(*json_path, document);
+    }
+    if (interrupted) return kExitInterrupted;
     if (extras.baseline) {
         const std::vector<CaseSamples> current = samples_of(results);
         const detail::CompareOptions compare{.alpha = extras.alpha};

@@ -54,6 +54,10 @@ struct ProfileOptions {
     std::string worker_name;  // in traces and file names; default "<host>_<pid>"
     int rank = -1;            // distributed runs: this process's rank and the number of ranks,
     int world_size = -1;      // written as the trace's distributedInfo
+    // At most this many events per recorded window (about 32 bytes each while recording);
+    // past it, recording stops for the rest of the window with one warning, rather than
+    // exhausting memory. 0: no cap.
+    std::int64_t max_events = 50'000'000;
 };
 
 class Profile {
