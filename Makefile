@@ -8,7 +8,8 @@ JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-dev libgmock-dev \
-                libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev valgrind
+                libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev valgrind clang \
+                libclang-rt-14-dev
 
 # For scripts/gpu-check.sh on a GPU machine without Debian packages: header-only or
 # static libraries only, so nothing needs a shared library of this system there.
@@ -20,7 +21,10 @@ GPU_BUNDLE_PACKAGES := libeigen3-dev libboost1.74-dev googletest libgtest-dev li
 # AddressSanitizer + UndefinedBehaviorSanitizer, and with ThreadSanitizer.
 SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVITALS_CUDA=OFF -DVITALS_INSTALL=OFF -DVITALS_BUILD_BENCHES=OFF
 
-.PHONY: all deps configure build test test-sanitize test-tsan demo bench install gpu-bundle clean
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := results_reader chrome_trace_reader schedule cli
+
+.PHONY: all deps configure build test test-sanitize test-tsan fuzz-build fuzz-smoke fuzz demo bench install gpu-bundle clean
 
 all: build
 
@@ -33,8 +37,24 @@ configure: deps
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+test: build fuzz-build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS)
+
+# The libFuzzer targets, built with clang (CPU build, ASan + UBSan).
+fuzz-build: deps
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DVITALS_FUZZ=ON $(SANITIZE_FLAGS) -DVITALS_BUILD_TESTS=OFF
+	cmake --build build-fuzz -j $(JOBS)
+
+fuzz-smoke: fuzz-build
+	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS)
+
+# Each target for FUZZ_SECONDS from its seeds; new inputs stay in build-fuzz.
+fuzz: fuzz-build
+	for t in $(FUZZ_TARGETS); do \
+		build-fuzz/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -close_fd_mask=3 \
+			build-fuzz/fuzz/corpus-$$t fuzz/corpus/$$t || exit 1; \
+	done
 
 test-sanitize: deps
 	cmake -S . -B build-asan -G Ninja $(SANITIZE_FLAGS) -DVITALS_SANITIZE=address,undefined

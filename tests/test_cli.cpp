@@ -397,7 +397,8 @@ TEST_F(Cli, AFileComparedWithItselfIsSameAndHalvedTimesAreFaster) {
     ASSERT_EQ(run_vitals("run --filter '^relu/32x1024/cpu' --min-run-time 0.02 --json " + d + "a.json").exit_code, 0);
     CommandResult r = run_vitals("compare " + d + "a.json " + d + "a.json --json " + d + "self.json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    for (const auto& c : nlohmann::json::parse(slurp(d + "self.json"))["cases"]) EXPECT_EQ(c.at("verdict"), "same");
+    const auto self = nlohmann::json::parse(slurp(d + "self.json"));  // must outlive the loop
+    for (const auto& c : self.at("cases")) EXPECT_EQ(c.at("verdict"), "same");
     // The same file with every time halved.
     auto doc = nlohmann::json::parse(slurp(d + "a.json"));
     for (auto& b : doc["benchmarks"]) {
@@ -406,7 +407,8 @@ TEST_F(Cli, AFileComparedWithItselfIsSameAndHalvedTimesAreFaster) {
     std::ofstream(d + "half.json") << doc.dump();
     r = run_vitals("compare " + d + "a.json " + d + "half.json --json " + d + "half-cmp.json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    for (const auto& c : nlohmann::json::parse(slurp(d + "half-cmp.json"))["cases"]) {
+    const auto halved = nlohmann::json::parse(slurp(d + "half-cmp.json"));  // must outlive the loop
+    for (const auto& c : halved.at("cases")) {
         EXPECT_EQ(c.at("verdict"), "faster");
         EXPECT_LT(c.at("p_value").get<double>(), 0.001);
         EXPECT_NEAR(c.at("change").get<double>(), -0.5, 1e-9);

@@ -132,10 +132,13 @@ const char* device_category(DeviceEvent::Kind k) {
 
 
 void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer& out) {
-    const auto& [threads, events, memory, device, pid, start_ns, end_ns, base_time_ns, worker_name, rank, world_size,
-                 profile_memory] = trace;
-    (void)end_ns;
-    (void)profile_memory;
+    const auto& threads = trace.threads;
+    const auto& events = trace.events;
+    const auto& memory = trace.memory;
+    const auto& device = trace.device;
+    const std::int64_t pid = trace.pid, start_ns = trace.start_ns, base_time_ns = trace.base_time_ns;
+    const std::string& worker_name = trace.worker_name;
+    const int rank = trace.rank, world_size = trace.world_size;
     out.reserve(256 + 160 * (events.size() + memory.size() + 2 * device.size() + threads.size()));
     auto it = fmt::appender(out);
     const auto us = [&](std::int64_t ns) { return Micros{ns - start_ns}; };

@@ -121,6 +121,11 @@ std::string default_worker_name() {
 }
 
 ProfilerAction Schedule::action(std::int64_t step) const {
+    const auto in_range = [](std::int64_t v, std::int64_t low) { return v >= low && v <= kMaxSteps; };
+    if (!in_range(wait, 0) || !in_range(warmup, 0) || !in_range(active, 1) || !in_range(repeat, 0) ||
+        !in_range(skip_first, 0) || step < 0) {
+        return ProfilerAction::none;  // an invalid schedule records nothing (validate() says why)
+    }
     if (step < skip_first) return ProfilerAction::none;
     step -= skip_first;
     const std::int64_t cycle = wait + warmup + active;
@@ -134,6 +139,9 @@ ProfilerAction Schedule::action(std::int64_t step) const {
 void Schedule::validate() const {
     if (active < 1) {
         throw std::invalid_argument(fmt::format("schedule: active must be at least 1 step, got {}", active));
+    }
+    if (wait > kMaxSteps || warmup > kMaxSteps || active > kMaxSteps || repeat > kMaxSteps || skip_first > kMaxSteps) {
+        throw std::invalid_argument(fmt::format("schedule: counts above {} steps are not supported", kMaxSteps));
     }
     if (wait < 0 || warmup < 0 || repeat < 0 || skip_first < 0) {
         throw std::invalid_argument(fmt::format(

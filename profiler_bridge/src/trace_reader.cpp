@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -39,15 +40,24 @@ void Trace::link_parents() {
 Trace read_chrome_trace(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error(fmt::format("cannot read trace '{}'", path.string()));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parse_chrome_trace(text, path.string());
+}
+
+Trace parse_chrome_trace(std::string_view text, const std::string& name) {
+    const std::filesystem::path path(name);
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers too large for a double
         throw std::runtime_error(fmt::format("trace '{}' is not JSON: {}", path.string(), e.what()));
     }
     const nlohmann::json* list = nullptr;
     if (doc.is_object() && doc.contains("traceEvents") && doc.at("traceEvents").is_array()) list = &doc.at("traceEvents");
     if (doc.is_array()) list = &doc;  // the bare-array form of the format
+    if (list == nullptr && !doc.is_object()) {
+        throw std::runtime_error(fmt::format("'{}' is not a Chrome trace (neither an object nor a list)", path.string()));
+    }
     if (list == nullptr) throw std::runtime_error(fmt::format("'{}' has no \"traceEvents\": not a Chrome trace", path.string()));
     Trace trace;
     std::map<std::int64_t, int> threads;
@@ -67,8 +77,14 @@ Trace read_chrome_trace(const std::filesystem::path& path) {
             event.name = e.at("name").get<std::string>();
             event.category = category == "cpu_op" ? Category::cpu_op : Category::user_annotation;
             event.thread = it->second;
-            event.start_ns = std::llround(e.at("ts").get<double>() * 1000.0);
-            event.end_ns = event.start_ns + std::llround(e.at("dur").get<double>() * 1000.0);
+            const double ts = e.at("ts").get<double>(), dur = e.at("dur").get<double>();
+            // Beyond about 290 years in nanoseconds a time is no time at all.
+            if (!(std::fabs(ts) < 9e15) || !(dur >= 0 && dur < 9e15)) {
+                throw std::runtime_error(fmt::format("trace '{}': event '{}' has ts {} and dur {}", path.string(),
+                                                     event.name, ts, dur));
+            }
+            event.start_ns = std::llround(ts * 1000.0);
+            event.end_ns = event.start_ns + std::llround(dur * 1000.0);
             event.external_id = static_cast<std::int64_t>(trace.events.size()) + 1;
             trace.events.push_back(std::move(event));
         }

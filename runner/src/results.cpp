@@ -206,16 +206,21 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
 namespace vitals {
 namespace {
 
-json parse_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+json parse_text(std::string_view text, const std::string& path) {
     try {
-        return json::parse(in);
-    } catch (const json::parse_error& e) {
+        return json::parse(text);
+    } catch (const json::exception& e) {  // parse errors, and numbers too large for a double
         throw ResultsFileError(fmt::format("'{}' is not JSON ({}); give a file written by --json or by "
                                            "Google Benchmark's --benchmark_out",
                                            path, e.what()));
     }
+}
+
+json parse_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parse_text(text, path);
 }
 
 const json& benchmarks_of(const json& doc, const std::string& path) {
@@ -236,7 +241,14 @@ double seconds_per_unit(const std::string& unit, const std::string& path) {
 }  // namespace
 
 std::vector<CaseSamples> read_results(const std::string& path) {
-    const json doc = parse_file(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parse_results(text, path);
+}
+
+std::vector<CaseSamples> parse_results(std::string_view text, const std::string& path) {
+    const json doc = parse_text(text, path);
     std::vector<CaseSamples> cases;
     std::map<std::string, std::size_t> index;
     try {
@@ -248,6 +260,7 @@ std::vector<CaseSamples> read_results(const std::string& path) {
             if (added) {
                 cases.push_back({name, {}, b.value("label", ""), b.value("sub_label", ""), b.value("description", "")});
             }
+            if (name.empty()) throw ResultsFileError(fmt::format("'{}': a benchmark entry has an empty name", path));
             const double value = b.at("real_time").get<double>();
             if (!std::isfinite(value) || value < 0) {
                 throw ResultsFileError(fmt::format("'{}': case '{}' has a real_time of {}", path, name, value));

@@ -6,6 +6,7 @@
 #include <utility>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vitals/measurement.hpp"
@@ -41,6 +42,8 @@ struct CaseSamples {
 // a block here; aggregates and errored runs are skipped). Throws ResultsFileError for a
 // file that cannot be read, is not JSON or is not of that layout.
 std::vector<CaseSamples> read_results(const std::string& path);
+// The same from the text of such a file; `name` appears in error messages.
+std::vector<CaseSamples> parse_results(std::string_view text, const std::string& name);
 
 struct ResultsFileError : std::runtime_error {
     using std::runtime_error::runtime_error;

@@ -37,8 +37,12 @@ struct Schedule {
     std::int64_t repeat = 0;
     std::int64_t skip_first = 0;
 
+    // Counts beyond this are refused (their sums must not overflow).
+    static constexpr std::int64_t kMaxSteps = std::int64_t{1} << 40;
+
+    // The action for a step (none for an invalid schedule or a negative step).
     ProfilerAction action(std::int64_t step) const;
-    // Throws std::invalid_argument for active < 1 or a negative count.
+    // Throws std::invalid_argument for active < 1, a negative count, or a count above kMaxSteps.
     void validate() const;
 };
 
