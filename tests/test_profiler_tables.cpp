@@ -39,28 +39,7 @@ Trace trace_from_stream(const json& stream) {
         event.input_types = e.at("input_types").get<std::vector<std::string>>();
         trace.events.push_back(std::move(event));
     }
-    // Parents: per thread, in (start, -end) order, popping intervals that do not contain.
-    std::vector<int> order(trace.events.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        const Event &x = trace.events[static_cast<std::size_t>(a)], &y = trace.events[static_cast<std::size_t>(b)];
-        return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
-    });
-    std::map<int, std::vector<int>> stacks;
-    for (int i : order) {
-        Event& e = trace.events[static_cast<std::size_t>(i)];
-        auto& stack = stacks[e.thread];
-        while (!stack.empty()) {
-            const Event& top = trace.events[static_cast<std::size_t>(stack.back())];
-            if (e.start_ns >= top.end_ns || e.end_ns > top.end_ns) {
-                stack.pop_back();
-            } else {
-                break;
-            }
-        }
-        e.parent = stack.empty() ? -1 : stack.back();
-        stack.push_back(i);
-    }
+    trace.link_parents();  // torch's rule: the enclosing open interval on the same thread
     for (const json& m : stream.at("memory")) {
         MemoryEvent event;
         event.ts_ns = m.at("ts_ns");

@@ -70,6 +70,14 @@ void require_same_shape(const char* op, const Tensor& a, const Tensor& b) {
     if (a.shape() != b.shape()) fail(op, fmt::format("shapes differ: {} and {}", describe(a), describe(b)));
 }
 
+// Two float tensors an elementwise operation combines: same dtype, device and shape.
+void require_matching_pair(const char* op, const Tensor& a, const Tensor& b, const char* name) {
+    require_floating(op, a, name);
+    require_same_dtype(op, a, b);
+    require_same_device(op, a, b);
+    require_same_shape(op, a, b);
+}
+
 // Calls f(T{}) with T the float type of `dtype`.
 template <class F>
 decltype(auto) with_float_type(DType dtype, F&& f) {
@@ -410,10 +418,7 @@ Tensor relu(const Tensor& x) {
 
 Tensor relu_backward(const Tensor& grad, const Tensor& input) {
     OpScope scope("relu_backward", {&grad, &input});
-    require_floating("relu_backward", grad, "grad");
-    require_same_dtype("relu_backward", grad, input);
-    require_same_device("relu_backward", grad, input);
-    require_same_shape("relu_backward", grad, input);
+    require_matching_pair("relu_backward", grad, input, "grad");
     Tensor out = Tensor::empty(grad.shape(), grad.dtype(), grad.device());
     with_float_type(grad.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -524,10 +529,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
 
 Tensor mse_loss(const Tensor& pred, const Tensor& target) {
     OpScope scope("mse_loss", {&pred, &target});
-    require_floating("mse_loss", pred, "prediction");
-    require_same_dtype("mse_loss", pred, target);
-    require_same_device("mse_loss", pred, target);
-    require_same_shape("mse_loss", pred, target);
+    require_matching_pair("mse_loss", pred, target, "prediction");
     Tensor out = Tensor::empty({}, pred.dtype(), pred.device());
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -548,10 +550,7 @@ Tensor mse_loss(const Tensor& pred, const Tensor& target) {
 
 Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
     OpScope scope("mse_loss_backward", {&pred, &target});
-    require_floating("mse_loss_backward", pred, "prediction");
-    require_same_dtype("mse_loss_backward", pred, target);
-    require_same_device("mse_loss_backward", pred, target);
-    require_same_shape("mse_loss_backward", pred, target);
+    require_matching_pair("mse_loss_backward", pred, target, "prediction");
     Tensor out = Tensor::empty(pred.shape(), pred.dtype(), pred.device());
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -568,10 +567,7 @@ Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
 
 void sgd_step(Tensor& param, const Tensor& grad, double lr) {
     OpScope scope("sgd_step", {&param, &grad});
-    require_floating("sgd_step", param, "parameter");
-    require_same_dtype("sgd_step", param, grad);
-    require_same_device("sgd_step", param, grad);
-    require_same_shape("sgd_step", param, grad);
+    require_matching_pair("sgd_step", param, grad, "parameter");
     if (!std::isfinite(lr)) fail("sgd_step", fmt::format("learning rate must be finite, got {}", lr));
     with_float_type(param.dtype(), [&](auto zero) {
         using T = decltype(zero);
