@@ -13,6 +13,8 @@
 
 #include "../profiler_bridge/src/recorder.hpp"
 #include "vitals/profiler/profile.hpp"
+#include "vitals/profiler/trace.hpp"
+#include <unistd.h>
 
 using namespace vitals::profiler;
 using nlohmann::json;
@@ -317,4 +319,76 @@ TEST(Profile, AnEventCapStopsRecordingWithAWarning) {
     { VITALS_RECORD_FUNCTION("after the cap"); }
     again.stop();
     EXPECT_EQ(again.trace().events.size(), 1u);
+}
+
+namespace {
+std::int64_t resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::int64_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * ::sysconf(_SC_PAGESIZE);
+}
+}  // namespace
+
+TEST(Profile, TenThousandUnrecordedStepsKeepResidentMemoryFlat) {
+    Profile profile({.schedule = Schedule{.wait = 20000, .warmup = 1, .active = 1}});
+    profile.start();
+    std::int64_t after_warm_up = 0;
+    for (int step = 0; step < 10000; ++step) {
+        for (int i = 0; i < 100; ++i) VITALS_RECORD_FUNCTION("not recorded");
+        profile.step();
+        if (step == 999) after_warm_up = resident_bytes();
+    }
+    const std::int64_t at_end = resident_bytes();
+    profile.stop();
+    // 9,000 more steps of 100 scopes each (about 29 MB if they were stored): flat.
+    EXPECT_LT(at_end - after_warm_up, 1 << 20) << "resident memory grew by " << (at_end - after_warm_up) << " bytes";
+}
+
+TEST(Profile, SixteenThreadsRecordingAMillionScopesEachLoseNothing) {
+    if (VITALS_SANITIZED) GTEST_SKIP() << "16M events take too much memory under sanitizers";
+    constexpr int kThreads = 16, kScopes = 1'000'000;
+    Profile profile({.max_events = 0});
+    profile.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([] {
+            for (int i = 0; i < kScopes; ++i) VITALS_RECORD_FUNCTION("scope");
+        });
+    }
+    for (auto& th : threads) th.join();
+    profile.stop();
+    const auto rows = profile.trace().key_averages().rows();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].count, std::int64_t{kThreads} * kScopes);
+    EXPECT_EQ(profile.trace().threads.size(), static_cast<std::size_t>(kThreads));
+}
+
+TEST(Profile, ManyThreadsExportAValidTrace) {
+    constexpr int kThreads = 16, kScopes = 20'000;
+    Profile profile;
+    profile.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([] {
+            for (int i = 0; i < kScopes; ++i) {
+                VITALS_RECORD_FUNCTION("outer");
+                VITALS_RECORD_FUNCTION("inner");
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    profile.stop();
+    const fs::path dir = scratch_dir("many-threads");
+    profile.export_chrome_trace(dir / "trace.json");
+    const Trace back = read_chrome_trace(dir / "trace.json");
+    EXPECT_EQ(back.events.size(), std::size_t{2} * kThreads * kScopes);
+    EXPECT_EQ(back.threads.size(), static_cast<std::size_t>(kThreads));
+    for (const Event& e : back.events) {  // every inner lies in an outer on its thread
+        if (e.name == "inner") {
+            ASSERT_GE(e.parent, 0);
+            ASSERT_EQ(back.events[static_cast<std::size_t>(e.parent)].name, "outer");
+        }
+    }
+    fs::remove_all(dir);
 }

@@ -38,9 +38,18 @@ void Trace::link_parents() {
 }
 
 Trace read_chrome_trace(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw std::runtime_error(fmt::format("cannot read trace '{}': it is a folder", path.string()));
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error(fmt::format("cannot read trace '{}'", path.string()));
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text;
+    try {
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("cannot read trace '{}': {}", path.string(), e.what()));
+    }
     return parse_chrome_trace(text, path.string());
 }
 

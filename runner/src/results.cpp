@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -206,6 +207,20 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
 namespace vitals {
 namespace {
 
+std::string read_whole_file(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw ResultsFileError(fmt::format("cannot read '{}': it is a folder; give a results file", path));
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+    try {
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    } catch (const std::exception& e) {
+        throw ResultsFileError(fmt::format("cannot read '{}': {}", path, e.what()));
+    }
+}
+
 json parse_text(std::string_view text, const std::string& path) {
     try {
         return json::parse(text);
@@ -217,9 +232,7 @@ json parse_text(std::string_view text, const std::string& path) {
 }
 
 json parse_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = read_whole_file(path);
     return parse_text(text, path);
 }
 
@@ -241,9 +254,7 @@ double seconds_per_unit(const std::string& unit, const std::string& path) {
 }  // namespace
 
 std::vector<CaseSamples> read_results(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = read_whole_file(path);
     return parse_results(text, path);
 }
 

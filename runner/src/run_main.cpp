@@ -638,6 +638,10 @@ int run_main(int argc, char** argv, const Registry& registry) {
         for (const std::string& problem : registry.problems()) throw UsageError(problem);
         const std::string first = argc >= 2 ? argv[1] : "";
         const std::vector<std::string> commands = {"list", "timeit", "run", "profile", "compare", "merge", "report"};
+        if (!first.empty() && first[0] == '-' && first != "-h" && first != "--help" && first != "--help-all") {
+            throw UsageError(fmt::format("unknown option '{}' before the command; the commands are {} (see 'vitals --help')",
+                                         first, fmt::join(commands, ", ")));
+        }
         if (!first.empty() && first[0] != '-' && std::find(commands.begin(), commands.end(), first) == commands.end()) {
             throw UsageError(fmt::format("unknown command '{}'; the commands are {} (see 'vitals --help')", argv[1],
                                          fmt::join(commands, ", ")));
