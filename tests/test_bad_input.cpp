@@ -136,3 +136,42 @@ TEST(BadInputMatrix, EveryWrongInputGetsACleanError) {
     }
     fs::remove_all(dir);
 }
+
+TEST(FailedWrites, AWriteThatFailsLeavesThePreviousFileAndNoTemporary) {
+    const fs::path dir = fs::temp_directory_path() / ("vitals-failed-write-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path out = dir / "results.json";
+    std::ofstream(out) << "previous results";
+    // A file-size limit of 1 KiB: the results file (several KiB) cannot be written whole.
+    const std::string command = "ulimit -f 1; " + std::string(VITALS_BINARY_DIR) +
+                                "/bin/vitals run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.01 --json " +
+                                out.string() + " >/dev/null 2>" + (dir / "stderr").string();
+    const int status = std::system(("bash -c \"" + command + "\"").c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    const std::string err = slurp(dir / "stderr");
+    EXPECT_NE(err.find("vitals: error: cannot write '" + out.string() + "': write failed: File too large"), std::string::npos)
+        << err;
+    EXPECT_EQ(slurp(out), "previous results");
+    int files = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++files;
+    EXPECT_EQ(files, 2);  // results.json and stderr: no temporary left
+    fs::remove_all(dir);
+}
+
+TEST(FailedWrites, AFolderThatRefusesFilesIsAClearError) {
+    // /sys takes no new files, even from root (which passes permission checks elsewhere).
+    if (!fs::is_directory("/sys/kernel")) GTEST_SKIP() << "no /sys here";
+    const std::string command = std::string(VITALS_BINARY_DIR) +
+                                "/bin/vitals run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.01 --json "
+                                "/sys/kernel/vitals-results.json >/dev/null 2>/tmp/vitals-sys-" +
+                                std::to_string(::getpid());
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    const std::string err = slurp("/tmp/vitals-sys-" + std::to_string(::getpid()));
+    EXPECT_NE(err.find("vitals: error: cannot write '/sys/kernel/vitals-results.json'"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists("/sys/kernel/vitals-results.json"));
+    fs::remove("/tmp/vitals-sys-" + std::to_string(::getpid()));
+}

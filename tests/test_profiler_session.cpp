@@ -345,7 +345,7 @@ TEST(Profile, TenThousandUnrecordedStepsKeepResidentMemoryFlat) {
     EXPECT_LT(at_end - after_warm_up, 1 << 20) << "resident memory grew by " << (at_end - after_warm_up) << " bytes";
 }
 
-TEST(Profile, SixteenThreadsRecordingAMillionScopesEachLoseNothing) {
+TEST(Profile, SixteenThreadsRecordingAMillionScopesEachLoseNothingAndExportAValidTrace) {
     if (VITALS_SANITIZED) GTEST_SKIP() << "16M events take too much memory under sanitizers";
     constexpr int kThreads = 16, kScopes = 1'000'000;
     Profile profile({.max_events = 0});
@@ -362,6 +362,42 @@ TEST(Profile, SixteenThreadsRecordingAMillionScopesEachLoseNothing) {
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].count, std::int64_t{kThreads} * kScopes);
     EXPECT_EQ(profile.trace().threads.size(), static_cast<std::size_t>(kThreads));
+    // The 16M-event trace (about 2 GB) is valid JSON with every event: checked with a
+    // streaming parse, which holds no document in memory.
+    const fs::path dir = scratch_dir("sixteen-million");
+    const fs::path path = dir / "trace.json";
+    profile.export_chrome_trace(path);
+    struct CountSlices : nlohmann::json_sax<json> {
+        std::int64_t slices = 0;
+        bool in_ph = false;
+        bool null() override { return true; }
+        bool boolean(bool) override { return true; }
+        bool number_integer(number_integer_t) override { return true; }
+        bool number_unsigned(number_unsigned_t) override { return true; }
+        bool number_float(number_float_t, const string_t&) override { return true; }
+        bool string(string_t& value) override {
+            if (in_ph && value == "X") ++slices;
+            in_ph = false;
+            return true;
+        }
+        bool binary(binary_t&) override { return true; }
+        bool start_object(std::size_t) override { return true; }
+        bool key(string_t& k) override {
+            in_ph = k == "ph";
+            return true;
+        }
+        bool end_object() override { return true; }
+        bool start_array(std::size_t) override { return true; }
+        bool end_array() override { return true; }
+        bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+            ADD_FAILURE() << "invalid trace JSON: " << e.what();
+            return false;
+        }
+    } counter;
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_TRUE(json::sax_parse(in, &counter));
+    EXPECT_EQ(counter.slices, std::int64_t{kThreads} * kScopes);
+    fs::remove_all(dir);
 }
 
 TEST(Profile, ManyThreadsExportAValidTrace) {

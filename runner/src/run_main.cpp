@@ -551,6 +551,9 @@ int cmd_run(const Registry& registry, const std::optional<std::string>& filter, 
 }  // namespace
 
 int run_main(int argc, char** argv, const Registry& registry) {
+    // A write past the file-size limit fails with EFBIG and is reported like any failed
+    // write (the old file stays), instead of SIGXFSZ killing the process.
+    std::signal(SIGXFSZ, SIG_IGN);
     const std::string executable = argc > 0 ? argv[0] : "vitals";
     CLI::App app{"vitals: time C++ statements the way torch.utils.benchmark.Timer does", "vitals"};
     app.require_subcommand(1);
