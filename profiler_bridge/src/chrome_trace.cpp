@@ -118,8 +118,6 @@ std::string program_name() {
     return name.empty() ? "vitals" : name;
 }
 
-const char* category_name(Category c) { return c == Category::cpu_op ? "cpu_op" : "user_annotation"; }
-
 const char* device_category(DeviceEvent::Kind k) {
     switch (k) {
         case DeviceEvent::Kind::kernel: return "kernel";
