@@ -41,6 +41,21 @@ std::multiset<std::string> names(const Trace& t) {
     return out;
 }
 
+// `threads` threads each record `pairs` "outer" scopes with an "inner" one inside;
+// returns once all have exited.
+void record_nested_pairs(int threads, int pairs) {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([pairs] {
+            for (int i = 0; i < pairs; ++i) {
+                VITALS_RECORD_FUNCTION("outer");
+                VITALS_RECORD_FUNCTION("inner");
+            }
+        });
+    }
+    for (auto& w : workers) w.join();
+}
+
 fs::path scratch_dir(const std::string& name) {
     const fs::path dir = fs::temp_directory_path() / ("vitals-profiler-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(dir);
@@ -139,16 +154,7 @@ TEST(Profile, EightThreadsLoseNoEvent) {
     constexpr int kThreads = 8, kScopes = 20000;
     Profile profile;
     profile.start();
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-        threads.emplace_back([] {
-            for (int i = 0; i < kScopes; ++i) {
-                VITALS_RECORD_FUNCTION("outer");
-                VITALS_RECORD_FUNCTION("inner");
-            }
-        });
-    }
-    for (auto& th : threads) th.join();  // the threads have exited before stop()
+    record_nested_pairs(kThreads, kScopes);  // the threads have exited before stop()
     profile.stop();
     const Trace& t = profile.trace();
     std::map<std::int64_t, int> per_thread;
@@ -404,16 +410,7 @@ TEST(Profile, ManyThreadsExportAValidTrace) {
     constexpr int kThreads = 16, kScopes = 20'000;
     Profile profile;
     profile.start();
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-        threads.emplace_back([] {
-            for (int i = 0; i < kScopes; ++i) {
-                VITALS_RECORD_FUNCTION("outer");
-                VITALS_RECORD_FUNCTION("inner");
-            }
-        });
-    }
-    for (auto& th : threads) th.join();
+    record_nested_pairs(kThreads, kScopes);
     profile.stop();
     const fs::path dir = scratch_dir("many-threads");
     profile.export_chrome_trace(dir / "trace.json");

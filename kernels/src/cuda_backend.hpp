@@ -20,8 +20,6 @@ namespace vitals::kernels::cuda_backend {
 using Stream = CUstream_st*;
 
 bool built();
-// Empty when a device is usable; otherwise why not.
-std::string unavailable_reason();
 
 void* allocate(std::size_t bytes, Stream stream);       // cudaMallocAsync
 void deallocate(void* address, Stream stream) noexcept;  // cudaFreeAsync

@@ -13,7 +13,6 @@ namespace {
 }  // namespace
 
 bool built() { return false; }
-std::string unavailable_reason() { return "vitals was built without CUDA"; }
 void* allocate(std::size_t, Stream) { no_cuda(); }
 void deallocate(void*, Stream) noexcept {}
 void copy(void*, const void*, std::size_t, CopyKind, Stream) { no_cuda(); }

@@ -43,6 +43,21 @@ std::int64_t steady(std::uint64_t cupti_ns) {
     return static_cast<std::int64_t>(cupti_ns) + collected().cupti_to_steady_ns;
 }
 
+// A copy or a fill: the records of both kinds carry the same fields.
+template <class Record>
+DeviceEvent transfer(const Record& r, DeviceEvent::Kind kind, const char* name) {
+    DeviceEvent e;
+    e.kind = kind;
+    e.name = name;
+    e.device = static_cast<int>(r.deviceId);
+    e.stream = r.streamId;
+    e.start_ns = steady(r.start);
+    e.end_ns = steady(r.end);
+    e.correlation = r.correlationId;
+    e.bytes = static_cast<std::int64_t>(r.bytes);
+    return e;
+}
+
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_size) {
     Collected& c = collected();
     std::lock_guard lock(c.mutex);
@@ -64,30 +79,12 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
                 e.block[0] = k->blockX, e.block[1] = k->blockY, e.block[2] = k->blockZ;
                 break;
             }
-            case CUPTI_ACTIVITY_KIND_MEMCPY: {
-                const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-                e.kind = DeviceEvent::Kind::memcpy;
-                e.name = "Memcpy";
-                e.device = static_cast<int>(m->deviceId);
-                e.stream = m->streamId;
-                e.start_ns = steady(m->start);
-                e.end_ns = steady(m->end);
-                e.correlation = m->correlationId;
-                e.bytes = static_cast<std::int64_t>(m->bytes);
+            case CUPTI_ACTIVITY_KIND_MEMCPY:
+                e = transfer(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record), DeviceEvent::Kind::memcpy, "Memcpy");
                 break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMSET: {
-                const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-                e.kind = DeviceEvent::Kind::memset;
-                e.name = "Memset";
-                e.device = static_cast<int>(m->deviceId);
-                e.stream = m->streamId;
-                e.start_ns = steady(m->start);
-                e.end_ns = steady(m->end);
-                e.correlation = m->correlationId;
-                e.bytes = static_cast<std::int64_t>(m->bytes);
+            case CUPTI_ACTIVITY_KIND_MEMSET:
+                e = transfer(*reinterpret_cast<const CUpti_ActivityMemset4*>(record), DeviceEvent::Kind::memset, "Memset");
                 break;
-            }
             case CUPTI_ACTIVITY_KIND_RUNTIME: {
                 const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
                 const char* name = nullptr;

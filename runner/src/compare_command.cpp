@@ -16,18 +16,6 @@
 namespace vitals::detail {
 namespace {
 
-std::string time_text(double seconds) {
-    const stats::TimeUnit unit = stats::select_unit(seconds);
-    return fmt::format("{:.2f} {}", seconds / unit.scale, unit.name);
-}
-
-const CaseSamples* find(const std::vector<CaseSamples>& cases, const std::string& name) {
-    for (const CaseSamples& c : cases) {
-        if (c.name == name) return &c;
-    }
-    return nullptr;
-}
-
 }  // namespace
 
 std::string compare_report(const std::string& before_name, const std::vector<CaseSamples>& before,
@@ -41,7 +29,7 @@ std::string compare_report(const std::string& before_name, const std::vector<Cas
     std::vector<Row> rows;
     std::vector<std::string> removed, added;
     for (const CaseSamples& b : before) {
-        const CaseSamples* a = find(after, b.name);
+        const CaseSamples* a = find_samples(after, b.name);
         if (a == nullptr) {
             removed.push_back(b.name);
         } else if (!b.seconds.empty() && !a->seconds.empty()) {
@@ -50,7 +38,7 @@ std::string compare_report(const std::string& before_name, const std::vector<Cas
         }
     }
     for (const CaseSamples& a : after) {
-        if (find(before, a.name) == nullptr) added.push_back(a.name);
+        if (find_samples(before, a.name) == nullptr) added.push_back(a.name);
     }
     if (rows.empty()) {
         throw ResultsFileError(fmt::format("'{}' and '{}' have no case in common; compare results of the same cases",
@@ -69,7 +57,7 @@ std::string compare_report(const std::string& before_name, const std::vector<Cas
     nlohmann::json cases = nlohmann::json::array();
     for (const Row& r : rows) {
         out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%  {:>9.4f}  {}\n", r.name, name_width,
-                           time_text(r.change.before_median), time_text(r.change.after_median), r.change.change * 100,
+                           stats::format_seconds(r.change.before_median), stats::format_seconds(r.change.after_median), r.change.change * 100,
                            r.change.p_value, stats::verdict_name(r.change.verdict));
         log_sum += std::log(r.change.after_median / r.change.before_median);
         few_blocks += r.blocks < 9 ? 1 : 0;
@@ -84,8 +72,8 @@ std::string compare_report(const std::string& before_name, const std::vector<Cas
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%\n", "geomean", name_width, "", "", geomean * 100);
     std::string counted;
     for (const Row& r : rows) {
-        const CaseSamples* b = find(before, r.name);
-        const CaseSamples* a = find(after, r.name);
+        const CaseSamples* b = find_samples(before, r.name);
+        const CaseSamples* a = find_samples(after, r.name);
         if (b->instructions && a->instructions && *b->instructions > 0) {
             counted += fmt::format("  {:<{}}  {:>14.1f}  {:>14.1f}  {:>+8.2f}%\n", r.name, name_width, *b->instructions,
                                    *a->instructions, (*a->instructions - *b->instructions) / *b->instructions * 100);
@@ -144,7 +132,7 @@ std::string profile_diff_report(const std::string& before_path, const std::strin
     });
     std::size_t width = 4;
     for (const std::string& n : order) width = std::max(width, n.size());
-    const auto us = [](double v) { return time_text(v * 1e-6); };
+    const auto us = [](double v) { return stats::format_seconds(v * 1e-6); };
     std::string out = fmt::format("{} -> {}: self CPU time per operator, largest change first\n\n", before_path, after_path);
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>8}  {:>8}\n", "name", width, "self before", "self after", "change",
                        "calls", "calls");
@@ -161,7 +149,7 @@ std::vector<std::string> slower_cases(const std::vector<CaseSamples>& before, co
                                       const CompareOptions& options, double min_change) {
     std::vector<std::string> out;
     for (const CaseSamples& b : before) {
-        const CaseSamples* a = find(after, b.name);
+        const CaseSamples* a = find_samples(after, b.name);
         if (a == nullptr || b.seconds.empty() || a->seconds.empty()) continue;
         const stats::Change c = stats::compare_samples(b.seconds, a->seconds, options.alpha, options.noise_floor);
         if (c.verdict == stats::Verdict::slower && c.change > min_change) out.push_back(b.name);

@@ -36,11 +36,6 @@ std::string escape_markdown(std::string_view text) {
     return out;
 }
 
-std::string time_text(double seconds) {
-    const stats::TimeUnit unit = stats::select_unit(seconds);
-    return fmt::format("{:.2f} {}", seconds / unit.scale, unit.name);
-}
-
 // Tukey's box: quartiles, whiskers at the furthest points within 1.5 IQR, the rest outliers.
 struct Box {
     double p25, median, p75, low, high;
@@ -64,13 +59,6 @@ Box box_of(const std::vector<double>& samples) {
     return b;
 }
 
-const CaseSamples* find(const std::vector<CaseSamples>& cases, const std::string& name) {
-    for (const CaseSamples& c : cases) {
-        if (c.name == name) return &c;
-    }
-    return nullptr;
-}
-
 // Case names in first-seen order across all files.
 std::vector<std::string> case_names(const std::vector<NamedResults>& files) {
     std::vector<std::string> names;
@@ -90,7 +78,7 @@ std::string box_plot_svg(const std::string& name, const std::vector<NamedResults
     std::vector<std::pair<std::size_t, Box>> boxes;
     double lo = INFINITY, hi = -INFINITY;
     for (std::size_t f = 0; f < files.size(); ++f) {
-        const CaseSamples* c = find(files[f].second, name);
+        const CaseSamples* c = find_samples(files[f].second, name);
         if (c == nullptr || c->seconds.empty()) continue;
         Box b = box_of(c->seconds);
         lo = std::min({lo, b.low, b.outliers.empty() ? b.low : *std::min_element(b.outliers.begin(), b.outliers.end())});
@@ -122,16 +110,16 @@ std::string box_plot_svg(const std::string& name, const std::vector<NamedResults
                            x(b.p75), y, x(b.high), y, color);
         svg += fmt::format(
             R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.25" stroke="{}" stroke-width="1.5"><title>IQR {} to {}</title></rect>)",
-            x(b.p25), y - 10, std::max(1.0, x(b.p75) - x(b.p25)), 20, color, color, time_text(b.p25), time_text(b.p75));
+            x(b.p25), y - 10, std::max(1.0, x(b.p75) - x(b.p25)), 20, color, color, stats::format_seconds(b.p25), stats::format_seconds(b.p75));
         svg += fmt::format(
             R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="3"><title>median {4}</title></line>)",
-            x(b.median), y - 10, y + 10, color, time_text(b.median));
+            x(b.median), y - 10, y + 10, color, stats::format_seconds(b.median));
         for (double o : b.outliers) {
             svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"><title>{}</title></circle>)", x(o), y,
-                               color, time_text(o));
+                               color, stats::format_seconds(o));
         }
         svg += fmt::format(R"(<text x="{}" y="{:.1f}" class="value">{}</text>)", kWidth - kRight + 10, y + 4,
-                           escape_html(time_text(b.median)));  // in the margin, clear of the points
+                           escape_html(stats::format_seconds(b.median)));  // in the margin, clear of the points
     }
     const double axis_y = static_cast<double>(boxes.size()) * kRow + 4;
     svg += fmt::format(R"(<line x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="#a0aec0"/>)", kLeft, axis_y, kWidth - kRight,
@@ -158,8 +146,8 @@ std::string html_report(const std::vector<NamedResults>& files) {
         const char* after_color = nullptr;
         std::string verdict_line;
         if (paired) {
-            const CaseSamples* b = find(files[0].second, name);
-            const CaseSamples* a = find(files[1].second, name);
+            const CaseSamples* b = find_samples(files[0].second, name);
+            const CaseSamples* a = find_samples(files[1].second, name);
             if (b != nullptr && a != nullptr && !b->seconds.empty() && !a->seconds.empty()) {
                 const stats::Change c = stats::compare_samples(b->seconds, a->seconds);
                 const auto v = static_cast<int>(c.verdict);
@@ -168,7 +156,7 @@ std::string html_report(const std::vector<NamedResults>& files) {
                                            stats::verdict_name(c.verdict), c.change * 100, c.p_value);
                 summary += fmt::format(
                     R"(<tr><td><a href="#{0}">{0}</a></td><td>{1}</td><td>{2}</td><td>{3:+.2f}%</td><td>{4:.4f}</td><td style="color:{5};font-weight:600">{6}</td></tr>)",
-                    escape_html(name), time_text(c.before_median), time_text(c.after_median), c.change * 100, c.p_value,
+                    escape_html(name), stats::format_seconds(c.before_median), stats::format_seconds(c.after_median), c.change * 100, c.p_value,
                     after_color, stats::verdict_name(c.verdict));
             } else {
                 summary += fmt::format(R"(<tr><td>{}</td><td colspan="5">{}</td></tr>)", escape_html(name),
@@ -177,7 +165,7 @@ std::string html_report(const std::vector<NamedResults>& files) {
         }
         std::string label;
         for (const auto& [file, cases] : files) {
-            if (const CaseSamples* c = find(cases, name); c != nullptr && !c->label.empty()) {
+            if (const CaseSamples* c = find_samples(cases, name); c != nullptr && !c->label.empty()) {
                 label = c->label + (c->sub_label.empty() ? "" : ": " + c->sub_label) +
                         (c->description.empty() ? "" : " (" + c->description + ")");
                 break;
@@ -219,15 +207,15 @@ std::string markdown_report(const std::vector<NamedResults>& files) {
         out += fmt::format("**{}** → **{}**\n\n| case | before | after | change | p-value | verdict |\n|---|---:|---:|---:|---:|---|\n",
                            escape_markdown(files[0].first), escape_markdown(files[1].first));
         for (const std::string& name : case_names(files)) {
-            const CaseSamples* b = find(files[0].second, name);
-            const CaseSamples* a = find(files[1].second, name);
+            const CaseSamples* b = find_samples(files[0].second, name);
+            const CaseSamples* a = find_samples(files[1].second, name);
             if (b == nullptr || a == nullptr || b->seconds.empty() || a->seconds.empty()) {
                 out += fmt::format("| `{}` | {} | | | | |\n", name, b == nullptr ? "added" : "removed");
                 continue;
             }
             const stats::Change c = stats::compare_samples(b->seconds, a->seconds);
-            out += fmt::format("| `{}` | {} | {} | {:+.2f}% | {:.4f} | {} |\n", name, time_text(c.before_median),
-                               time_text(c.after_median), c.change * 100, c.p_value,
+            out += fmt::format("| `{}` | {} | {} | {:+.2f}% | {:.4f} | {} |\n", name, stats::format_seconds(c.before_median),
+                               stats::format_seconds(c.after_median), c.change * 100, c.p_value,
                                c.verdict == stats::Verdict::same ? "same" : fmt::format("**{}**", stats::verdict_name(c.verdict)));
         }
         return out;
@@ -236,8 +224,8 @@ std::string markdown_report(const std::vector<NamedResults>& files) {
         out += fmt::format("**{}**\n\n| case | median | IQR | blocks |\n|---|---:|---:|---:|\n", escape_markdown(file));
         for (const CaseSamples& c : cases) {
             if (c.seconds.empty()) continue;
-            out += fmt::format("| `{}` | {} | {} | {} |\n", c.name, time_text(stats::median(c.seconds)),
-                               time_text(stats::iqr(c.seconds)), c.seconds.size());
+            out += fmt::format("| `{}` | {} | {} | {} |\n", c.name, stats::format_seconds(stats::median(c.seconds)),
+                               stats::format_seconds(stats::iqr(c.seconds)), c.seconds.size());
         }
         out += "\n";
     }

@@ -253,6 +253,13 @@ double seconds_per_unit(const std::string& unit, const std::string& path) {
 
 }  // namespace
 
+const CaseSamples* find_samples(const std::vector<CaseSamples>& cases, std::string_view name) {
+    for (const CaseSamples& c : cases) {
+        if (c.name == name) return &c;
+    }
+    return nullptr;
+}
+
 std::vector<CaseSamples> read_results(const std::string& path) {
     const std::string text = read_whole_file(path);
     return parse_results(text, path);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -109,6 +110,13 @@ TimeUnit select_unit(double seconds) {
     if (exponent == -2.0) return {"us", 1e-6};
     if (exponent == -1.0) return {"ms", 1e-3};
     return {"s", 1.0};
+}
+
+std::string format_seconds(double seconds) {
+    const TimeUnit unit = select_unit(seconds);
+    char text[64];
+    std::snprintf(text, sizeof text, "%.2f %.*s", seconds / unit.scale, static_cast<int>(unit.name.size()), unit.name.data());
+    return text;
 }
 
 std::string_view unit_to_english(std::string_view unit) {

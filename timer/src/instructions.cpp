@@ -41,10 +41,7 @@ InstructionCount Timer::collect_instructions(const InstructionOptions& options) 
         throw std::invalid_argument(fmt::format("collect_instructions: number must be >= 1, got {}", options.number));
     }
     detail::ThreadCountScope threads(options_.num_threads);
-    if (!global_setup_done_) {
-        options_.global_setup.run(1);
-        global_setup_done_ = true;
-    }
+    run_global_setup_once();
     options_.setup.run(1);
     options_.stmt.run(1);  // warm-up: lazy initialisation is not the statement's cost
     InstructionCount count{options.number, -1, ""};

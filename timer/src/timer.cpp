@@ -45,11 +45,15 @@ Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(ta
     }
 }
 
-Timer::BlockTime Timer::time_block(std::int64_t number) {
+void Timer::run_global_setup_once() {
     if (!global_setup_done_) {
         options_.global_setup.run(1);
         global_setup_done_ = true;
     }
+}
+
+Timer::BlockTime Timer::time_block(std::int64_t number) {
+    run_global_setup_once();
     options_.setup.run(1);
     std::optional<profiler::RecordFunction> annotation;  // only while a profile records
     if (profiler::is_recording()) [[unlikely]] {
@@ -111,10 +115,7 @@ profiler::Trace Timer::profile(const TimerProfileOptions& options) {
     }
     const std::int64_t number = options.number > 0 ? options.number : last_number_per_run_;
     detail::ThreadCountScope threads(options_.num_threads);
-    if (!global_setup_done_) {
-        options_.global_setup.run(1);
-        global_setup_done_ = true;
-    }
+    run_global_setup_once();
     options_.setup.run(1);
     profiler::Profile profile(options.profile);
     profile.start();

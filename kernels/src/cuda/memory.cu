@@ -10,17 +10,6 @@ namespace vitals::kernels::cuda_backend {
 
 bool built() { return true; }
 
-std::string unavailable_reason() {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-        cudaGetLastError();  // clear the error so later calls start clean
-        return std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
-    }
-    if (count == 0) return "no CUDA device found";
-    return "";
-}
-
 void* allocate(std::size_t bytes, Stream stream) {
     if (bytes == 0) return nullptr;
     void* address = nullptr;

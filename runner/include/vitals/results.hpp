@@ -38,6 +38,9 @@ struct CaseSamples {
     std::optional<double> instructions;  // per call, when the file has the counter
 };
 
+// The case of that name, or nullptr.
+const CaseSamples* find_samples(const std::vector<CaseSamples>& cases, std::string_view name);
+
 // Reads our results files and Google Benchmark's own JSON output (a repetition there is
 // a block here; aggregates and errored runs are skipped). Throws ResultsFileError for a
 // file that cannot be read, is not JSON or is not of that layout.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct TimeUnit {
     double scale;
 };
 TimeUnit select_unit(double seconds);
+// A time with two decimals in its display unit: "12.34 us".
+std::string format_seconds(double seconds);
+
 // log10(x) as the reference computes it on a float32 tensor (x and the result rounded
 // to float). Unit choice, trimming and figures use it so that they agree with the
 // reference at the boundaries, near powers of ten.

@@ -104,6 +104,7 @@ private:
         double cpu;   // process CPU seconds
     };
     BlockTime time_block(std::int64_t number);
+    void run_global_setup_once();
     std::int64_t estimate_block_size(double min_run_time);
     Measurement measure(std::int64_t number, StopRule rule, const BlockCallback& callback);
 
