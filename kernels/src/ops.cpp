@@ -6,9 +6,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Core>
-#if defined(__AVX512F__) || defined(__AVX2__)
-#include <immintrin.h>
-#endif
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -17,6 +15,7 @@
 
 #include "cuda_backend.hpp"
 #include "elementwise.hpp"
+#include "nonzero_scan.hpp"
 #include "vitals/kernels/cuda_context.hpp"
 #include "vitals/kernels/op_hooks.hpp"
 
@@ -191,148 +190,24 @@ const char* compare_name(CompareOp op) {
     return "compare";
 }
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-#define VITALS_AVX512_NONZERO 1
-// One bit per element of x[0..8): set where the element is non-zero.
-template <class T>
-__mmask8 hit_mask8(const T* x) {
-    if constexpr (sizeof(T) == 1) {
-        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
-        return static_cast<__mmask8>(_mm_test_epi8_mask(bytes, bytes));
-    } else if constexpr (std::is_same_v<T, float>) {
-        return _mm256_cmp_ps_mask(_mm256_loadu_ps(x), _mm256_setzero_ps(), _CMP_NEQ_UQ);
-    } else if constexpr (std::is_same_v<T, double>) {
-        return _mm512_cmp_pd_mask(_mm512_loadu_pd(x), _mm512_setzero_pd(), _CMP_NEQ_UQ);
-    } else {
-        const __m512i v = _mm512_loadu_si512(x);
-        return _mm512_test_epi64_mask(v, v);
-    }
-}
-#endif
-
-#if !VITALS_AVX512_NONZERO && defined(__AVX2__)
-#define VITALS_AVX2_NONZERO 1
-// One bit per element of the 32 bytes at x: set where the element is non-zero.
-template <class T>
-std::uint32_t hit_bits32(const T* x) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-    if constexpr (sizeof(T) == 1) {
-        return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())));
-    } else if constexpr (std::is_same_v<T, float>) {
-        return static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_castsi256_ps(v), _mm256_setzero_ps(), _CMP_NEQ_UQ)));
-    } else if constexpr (std::is_same_v<T, double>) {
-        return static_cast<std::uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_castsi256_pd(v), _mm256_setzero_pd(), _CMP_NEQ_UQ)));
-    } else {
-        return ~static_cast<std::uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, _mm256_setzero_si256())))) & 0xfu;
-    }
-}
-
-// For each 4-bit hit mask, the 32-bit lane order that packs the hit int64 lanes first.
-struct PackTable {
-    alignas(32) std::int32_t lanes[16][8];
-    PackTable() {
-        for (int m = 0; m < 16; ++m) {
-            int k = 0;
-            for (int b = 0; b < 4; ++b) {
-                if (m >> b & 1) {
-                    lanes[m][2 * k] = 2 * b;
-                    lanes[m][2 * k + 1] = 2 * b + 1;
-                    ++k;
-                }
-            }
-            for (; k < 4; ++k) lanes[m][2 * k] = lanes[m][2 * k + 1] = 0;
-        }
-    }
-};
-const PackTable kPackTable;
-#endif
-
-template <class T>
-std::int64_t cpu_count_nonzero(const T* x, std::int64_t n) {
-    std::int64_t count = 0;
-    std::int64_t i = 0;
-#if VITALS_AVX2_NONZERO
-    constexpr std::int64_t kPerLoad = 32 / static_cast<std::int64_t>(sizeof(T));
-    for (; i + kPerLoad <= n; i += kPerLoad) count += __builtin_popcount(hit_bits32(x + i));
-#endif
-#if VITALS_AVX512_NONZERO
-    if constexpr (sizeof(T) == 1) {
-        for (; i + 64 <= n; i += 64) {
-            const __m512i bytes = _mm512_loadu_si512(x + i);
-            count += __builtin_popcountll(_mm512_test_epi8_mask(bytes, bytes));
-        }
-    } else {
-        for (; i + 8 <= n; i += 8) count += __builtin_popcount(hit_mask8(x + i));
-    }
-#endif
-    const elementwise::IsNonZero<T> is_hit;
-    for (; i < n; ++i) count += is_hit(x[i]) ? 1 : 0;
-    return count;
-}
-
-// Room a chunk's buffer needs past its last index: compress_hits stores whole vectors.
-constexpr std::int64_t kCompressSlack = 8;
-
-// Writes the indices start..end-1 of the hits of x into `buffer` (end - start +
-// kCompressSlack long), returns how many.
-// Branch-free: every index is written, the cursor advances on a hit, so the speed does
-// not depend on how the hits are spread.
-template <class T>
-std::int64_t compress_hits(const T* x, std::int64_t start, std::int64_t end, std::int64_t* buffer) {
-    const elementwise::IsNonZero<T> is_hit;
-    std::int64_t count = 0;
-    std::int64_t i = start;
-#if VITALS_AVX512_NONZERO
-    // 8 lanes at a time: a lane mask of the hits, then compress their indices.
-    const __m512i step = _mm512_set1_epi64(8);
-    __m512i indices = _mm512_add_epi64(_mm512_set1_epi64(start), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
-    for (; i + 8 <= end; i += 8) {
-        const __mmask8 hits = hit_mask8(x + i);
-        // Compress in a register and store all 8 lanes (the buffer has 8 lanes of slack):
-        // a compress straight to memory is microcoded and slow on AMD Zen 4.
-        _mm512_storeu_si512(buffer + count, _mm512_maskz_compress_epi64(hits, indices));
-        count += __builtin_popcount(hits);
-        indices = _mm512_add_epi64(indices, step);
-    }
-#elif VITALS_AVX2_NONZERO
-    // 4 int64 lanes at a time: a table permutation packs the hit lanes' indices first,
-    // and all 4 lanes are stored (the buffer has slack).
-    constexpr std::int64_t kPerLoad = 32 / static_cast<std::int64_t>(sizeof(T));
-    for (; i + kPerLoad <= end; i += kPerLoad) {
-        std::uint32_t bits = hit_bits32(x + i);
-        for (std::int64_t group = 0; group < kPerLoad; group += 4, bits >>= 4) {
-            const std::uint32_t hits = bits & 0xfu;
-            const __m256i indices = _mm256_add_epi64(_mm256_set1_epi64x(i + group), _mm256_set_epi64x(3, 2, 1, 0));
-            const __m256i order = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPackTable.lanes[hits]));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(buffer + count), _mm256_permutevar8x32_epi32(indices, order));
-            count += __builtin_popcount(hits);
-        }
-    }
-#endif
-    for (; i < end; ++i) {
-        buffer[count] = i;
-        count += is_hit(x[i]) ? 1 : 0;
-    }
-    return count;
-}
-
-// Calls emit(flat_indices, count) for the hits of each chunk of x, in order, so only
-// whole runs of hits reach the output.
+// Calls emit(start, positions, count) for each chunk of x that starts at `start`, with
+// the positions (relative to start) of its hits, in order; the chunk's buffer stays in L1.
 template <class T, class Emit>
 void cpu_for_each_hit_chunk(const T* x, std::int64_t n, Emit&& emit) {
-    constexpr std::int64_t kChunk = 2048;  // 16 KiB of indices: stays in L1
-    std::int64_t buffer[kChunk + kCompressSlack];
+    constexpr std::int64_t kChunk = 2048;
+    std::int64_t positions[kChunk];
     for (std::int64_t start = 0; start < n; start += kChunk) {
-        const std::int64_t end = std::min(n, start + kChunk);
-        emit(static_cast<const std::int64_t*>(buffer), compress_hits(x, start, end, buffer));
+        const std::int64_t len = std::min(kChunk, n - start);
+        emit(start, static_cast<const std::int64_t*>(positions), nonzero_scan::write_indices(x + start, len, positions, kChunk));
     }
 }
 
-// Row-major coordinates of flat indices.
-void cpu_unravel(const std::int64_t* flat, std::int64_t count, const Shape& shape, std::int64_t* out) {
+// Row-major coordinates of the flat indices start + positions[i].
+void cpu_unravel(std::int64_t start, const std::int64_t* positions, std::int64_t count, const Shape& shape,
+                 std::int64_t* out) {
     const auto dims = static_cast<std::int64_t>(shape.size());
     for (std::int64_t i = 0; i < count; ++i) {
-        std::int64_t rest = flat[i];
+        std::int64_t rest = start + positions[i];
         for (std::int64_t d = dims - 1; d >= 0; --d) {
             const std::int64_t extent = shape[static_cast<std::size_t>(d)];
             out[i * dims + d] = rest % extent;
@@ -474,18 +349,20 @@ Tensor nonzero(const Tensor& x) {
         }
         return out;
     }
-    // CPU: count, allocate exactly, then write the hits chunk by chunk.
+    // CPU: count, allocate exactly, then write the hits: straight into the result for one
+    // dimension, through an L1 buffer of flat positions for more.
     return with_any_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const T* values = x.data<T>();
-        Tensor out = Tensor::empty({cpu_count_nonzero(values, n), dims}, DType::i64, Device::cpu);
+        const std::int64_t hits = nonzero_scan::count(values, n);
+        Tensor out = Tensor::empty({hits, dims}, DType::i64, Device::cpu);
         std::int64_t* cursor = out.data<std::int64_t>();
-        cpu_for_each_hit_chunk(values, n, [&](const std::int64_t* flat, std::int64_t count) {
-            if (dims == 1) {
-                std::memcpy(cursor, flat, static_cast<std::size_t>(count) * sizeof(std::int64_t));
-            } else {
-                cpu_unravel(flat, count, shape, cursor);
-            }
+        if (dims == 1) {
+            nonzero_scan::write_indices(values, n, cursor, hits);
+            return out;
+        }
+        cpu_for_each_hit_chunk(values, n, [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
+            cpu_unravel(start, positions, count, shape, cursor);
             cursor += count * dims;
         });
         return out;
@@ -516,10 +393,11 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
             using M = decltype(mask_zero);
             const M* m = mask.data<M>();
             const T* values = x.data<T>();
-            Tensor out = Tensor::empty({cpu_count_nonzero(m, n)}, x.dtype(), Device::cpu);
+            Tensor out = Tensor::empty({nonzero_scan::count(m, n)}, x.dtype(), Device::cpu);
             T* cursor = out.data<T>();
-            cpu_for_each_hit_chunk(m, n, [&](const std::int64_t* flat, std::int64_t count) {
-                for (std::int64_t i = 0; i < count; ++i) cursor[i] = values[flat[i]];
+            cpu_for_each_hit_chunk(m, n, [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
+                const T* chunk = values + start;
+                for (std::int64_t i = 0; i < count; ++i) cursor[i] = chunk[positions[i]];
                 cursor += count;
             });
             return out;

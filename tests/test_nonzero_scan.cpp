@@ -1,0 +1,123 @@
+// The CPU nonzero scan on its own: every density and length against a plain loop, the
+// switch between sparse and dense words, and never a write past the output it is given.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nonzero_scan.hpp"
+
+namespace scan = vitals::kernels::nonzero_scan;
+
+namespace {
+
+// Elements in contiguous storage, bool included (std::vector<bool> packs bits).
+template <class T>
+struct Values {
+    explicit Values(std::size_t n) : data(new T[n]()), size(n) {}
+    std::unique_ptr<T[]> data;
+    std::size_t size;
+};
+
+template <class T>
+std::vector<std::int64_t> plain_loop(const Values<T>& x) {
+    std::vector<std::int64_t> hits;
+    for (std::size_t i = 0; i < x.size; ++i) {
+        if (x.data[i] != T(0)) hits.push_back(static_cast<std::int64_t>(i));
+    }
+    return hits;
+}
+
+template <class T, class From>
+Values<T> values_of(const std::vector<From>& from) {
+    Values<T> x(from.size());
+    for (std::size_t i = 0; i < from.size(); ++i) x.data[i] = static_cast<T>(from[i]);
+    return x;
+}
+
+// Scans x into an output of exactly the right size followed by sentinels, checks the
+// positions and that no sentinel was touched.
+template <class T>
+void expect_scan_matches(const Values<T>& x, const std::string& what) {
+    const std::vector<std::int64_t> expected = plain_loop(x);
+    const auto n = static_cast<std::int64_t>(x.size);
+    const auto hits = static_cast<std::int64_t>(expected.size());
+    ASSERT_EQ(scan::count(x.data.get(), n), hits) << what;
+    constexpr std::int64_t kSentinel = -77;
+    std::vector<std::int64_t> out(expected.size() + 80, kSentinel);
+    ASSERT_EQ(scan::write_indices(x.data.get(), n, out.data(), hits), hits) << what;
+    const std::vector<std::int64_t> written(out.begin(), out.begin() + hits);
+    EXPECT_EQ(written, expected) << what;
+    for (std::size_t i = expected.size(); i < out.size(); ++i) {
+        ASSERT_EQ(out[i], kSentinel) << what << ": wrote past the output at entry " << i;
+    }
+}
+
+template <class T>
+Values<T> random_mask(std::int64_t n, double density, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::bernoulli_distribution hit(density);
+    Values<T> x(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < x.size; ++i) x.data[i] = hit(engine) ? T(1) : T(0);
+    return x;
+}
+
+template <class T>
+void check_every_density_and_length() {
+    for (const std::int64_t n : {0, 1, 31, 63, 64, 65, 127, 128, 129, 1000, 4099, 70001}) {
+        for (const double density : {0.0, 0.01, 0.1, 0.25, 0.3, 0.5, 0.9, 1.0}) {
+            expect_scan_matches(random_mask<T>(n, density, static_cast<unsigned>(n) + 7),
+                                "n=" + std::to_string(n) + " density=" + std::to_string(density));
+        }
+    }
+}
+
+}  // namespace
+
+TEST(NonzeroScan, EveryDensityAndLengthMatchesAPlainLoop) {
+    check_every_density_and_length<bool>();
+    check_every_density_and_length<float>();
+    check_every_density_and_length<double>();
+    check_every_density_and_length<std::int64_t>();
+}
+
+TEST(NonzeroScan, WordsSwitchBetweenSparseAndDense) {
+    // Runs of dense and sparse 64-element words, and words of exactly kSparseWordHits and one more
+    // (the switch between writing hit by hit and through the position table).
+    std::vector<int> pattern;
+    for (int block = 0; block < 40; ++block) {
+        const int hits_in_word = (block * 7) % 65;  // 0 .. 64 hits
+        for (int j = 0; j < 64; ++j) pattern.push_back((j * 37) % 64 < hits_in_word ? 1 : 0);
+        for (int j = 0; j < 64; ++j) pattern.push_back(j < scan::kSparseWordHits + block % 2 ? 1 : 0);
+    }
+    expect_scan_matches(values_of<bool>(pattern), "clustered bool");
+    expect_scan_matches(values_of<double>(pattern), "clustered double");
+    const std::vector<int> reversed(pattern.rbegin(), pattern.rend());
+    expect_scan_matches(values_of<std::int64_t>(reversed), "clustered int64, reversed");
+}
+
+TEST(NonzeroScan, NanIsAHitAndNegativeZeroIsNot) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> specials(200, 0.0f);
+    specials[3] = nan;
+    specials[70] = -0.0f;
+    specials[71] = -1.0f;
+    specials[199] = std::numeric_limits<float>::infinity();
+    const Values<float> x = values_of<float>(specials);
+    expect_scan_matches(x, "float specials");
+    expect_scan_matches(values_of<double>(specials), "double specials");
+    EXPECT_EQ(plain_loop(x), (std::vector<std::int64_t>{3, 71, 199}));
+}
+
+TEST(NonzeroScan, TooSmallAnOutputIsRefusedNotOverrun) {
+    const std::vector<float> x(100, 1.0f);
+    std::vector<std::int64_t> out(150, -1);
+    EXPECT_THROW(scan::write_indices(x.data(), 100, out.data(), 99), std::logic_error);
+    for (std::size_t i = 99; i < out.size(); ++i) ASSERT_EQ(out[i], -1) << i;
+}
