@@ -41,6 +41,12 @@ Values<T> values_of(const std::vector<From>& from) {
     return x;
 }
 
+// Both paths where this CPU runs AVX-512 VBMI2, the baseline elsewhere.
+std::vector<scan::ScanPath> available_paths() {
+    if (scan::avx512_vbmi2_supported()) return {scan::ScanPath::baseline, scan::ScanPath::avx512_vbmi2};
+    return {scan::ScanPath::baseline};
+}
+
 // Scans x into an output of exactly the right size followed by sentinels, checks the
 // positions and that no sentinel was touched.
 template <class T>
@@ -49,13 +55,16 @@ void expect_scan_matches(const Values<T>& x, const std::string& what) {
     const auto n = static_cast<std::int64_t>(x.size);
     const auto hits = static_cast<std::int64_t>(expected.size());
     ASSERT_EQ(scan::count(x.data.get(), n), hits) << what;
-    constexpr std::int64_t kSentinel = -77;
-    std::vector<std::int64_t> out(expected.size() + 80, kSentinel);
-    ASSERT_EQ(scan::write_indices(x.data.get(), n, out.data(), hits), hits) << what;
-    const std::vector<std::int64_t> written(out.begin(), out.begin() + hits);
-    EXPECT_EQ(written, expected) << what;
-    for (std::size_t i = expected.size(); i < out.size(); ++i) {
-        ASSERT_EQ(out[i], kSentinel) << what << ": wrote past the output at entry " << i;
+    for (const scan::ScanPath path : available_paths()) {
+        const std::string where = what + (path == scan::ScanPath::baseline ? " (baseline)" : " (AVX-512 VBMI2)");
+        constexpr std::int64_t kSentinel = -77;
+        std::vector<std::int64_t> out(expected.size() + 80, kSentinel);
+        ASSERT_EQ(scan::write_indices(x.data.get(), n, out.data(), hits, path), hits) << where;
+        const std::vector<std::int64_t> written(out.begin(), out.begin() + hits);
+        EXPECT_EQ(written, expected) << where;
+        for (std::size_t i = expected.size(); i < out.size(); ++i) {
+            ASSERT_EQ(out[i], kSentinel) << where << ": wrote past the output at entry " << i;
+        }
     }
 }
 
@@ -117,7 +126,19 @@ TEST(NonzeroScan, NanIsAHitAndNegativeZeroIsNot) {
 
 TEST(NonzeroScan, TooSmallAnOutputIsRefusedNotOverrun) {
     const std::vector<float> x(100, 1.0f);
-    std::vector<std::int64_t> out(150, -1);
-    EXPECT_THROW(scan::write_indices(x.data(), 100, out.data(), 99), std::logic_error);
-    for (std::size_t i = 99; i < out.size(); ++i) ASSERT_EQ(out[i], -1) << i;
+    for (const scan::ScanPath path : available_paths()) {
+        std::vector<std::int64_t> out(150, -1);
+        EXPECT_THROW(scan::write_indices(x.data(), 100, out.data(), 99, path), std::logic_error);
+        for (std::size_t i = 99; i < out.size(); ++i) ASSERT_EQ(out[i], -1) << i;
+    }
+}
+
+TEST(NonzeroScan, TheWidePathIsUsedWhereTheCpuRunsIt) {
+    const std::vector<float> x(10, 1.0f);
+    std::vector<std::int64_t> out(10);
+    if (scan::avx512_vbmi2_supported()) {
+        EXPECT_EQ(scan::write_indices(x.data(), 10, out.data(), 10, scan::ScanPath::avx512_vbmi2), 10);
+        GTEST_SKIP() << "this CPU runs AVX-512 VBMI2; the refusal is checked on CPUs without it";
+    }
+    EXPECT_THROW(scan::write_indices(x.data(), 10, out.data(), 10, scan::ScanPath::avx512_vbmi2), std::logic_error);
 }

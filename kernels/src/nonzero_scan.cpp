@@ -1,14 +1,22 @@
 // The CPU nonzero scan. What makes it fast (figures in benches/bench_kernels.cpp):
 // - 64 elements at a time become one 64-bit word of hit bits (vector compares).
-// - A sparse word writes each hit from its bit position (count trailing zeros), so the
-//   cost follows the hits, not the elements.
-// - A dense word expands each byte of hit bits through a table of positions and stores
-//   all 8 lanes, advancing the output by the byte's popcount: no branch per hit.
-// Both write a few entries past the word's last hit, which the next word overwrites; so
-// the words that end near `capacity` go through a small local buffer instead.
+// - With AVX-512 VBMI2 (checked at run time), one byte compress packs the positions of
+//   a word's hits, and each 8 of them widen to int64 in one store: a few instructions
+//   per word whatever the density.
+// - Otherwise (the compiled baseline, AVX2 by default), a sparse word writes each hit
+//   from its bit position (count trailing zeros), so the cost follows the hits; a dense
+//   word expands each byte of hit bits through a table of positions and stores all 8
+//   lanes, advancing the output by the byte's popcount.
+// Every path writes a few entries past the word's last hit, which the next word
+// overwrites; so the words that end near `capacity` go through a small local buffer.
 #include "nonzero_scan.hpp"
 
-#if defined(__AVX2__) || defined(__BMI__)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// Compiled whatever the build's -march, used only where the CPU runs it.
+#define VITALS_SCAN_AVX512 1
+#define VITALS_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")))
+#endif
+#if defined(__AVX2__) || defined(__BMI__) || VITALS_SCAN_AVX512
 #include <immintrin.h>
 #endif
 #include <algorithm>
@@ -137,6 +145,86 @@ void write_word(std::uint64_t bits, int hits, std::int64_t base, std::int64_t* o
     write_sparse(bits, hits, base, out);
 }
 
+// Writes a word's hits at out, using up to kWord entries there.
+using WordWriter = void (*)(std::uint64_t bits, int hits, std::int64_t base, std::int64_t* out);
+
+// A word that ends near the end of the output (less than kWord entries of room): written
+// to a local buffer, then its hits only are copied. Out of line: it runs at most once
+// per kWord hits of room, and keeps the hot loop's cursor in a register.
+[[gnu::noinline]] void write_word_near_end(WordWriter write_word, std::uint64_t bits, int hits, std::int64_t base,
+                                           std::int64_t* out, std::int64_t room) {
+    if (hits > room) throw std::logic_error("nonzero_scan::write_indices: more hits than the output holds");
+    std::int64_t buffer[kWord];
+    write_word(bits, hits, base, buffer);
+    std::copy_n(buffer, hits, out);
+}
+
+#if VITALS_SCAN_AVX512
+template <class T>
+VITALS_AVX512_TARGET std::uint64_t hit_bits_avx512(const T* x) {
+    if constexpr (sizeof(T) == 1) {
+        const __m512i v = _mm512_loadu_si512(x);
+        return _mm512_test_epi8_mask(v, v);
+    } else if constexpr (std::is_same_v<T, float>) {
+        std::uint64_t bits = 0;
+        for (int j = 0; j < 4; ++j) {
+            bits |= std::uint64_t{_mm512_cmp_ps_mask(_mm512_loadu_ps(x + 16 * j), _mm512_setzero_ps(), _CMP_NEQ_UQ)} << (16 * j);
+        }
+        return bits;
+    } else if constexpr (std::is_same_v<T, double>) {
+        std::uint64_t bits = 0;
+        for (int j = 0; j < 8; ++j) {
+            bits |= std::uint64_t{_mm512_cmp_pd_mask(_mm512_loadu_pd(x + 8 * j), _mm512_setzero_pd(), _CMP_NEQ_UQ)} << (8 * j);
+        }
+        return bits;
+    } else {
+        static_assert(sizeof(T) == 8);
+        std::uint64_t bits = 0;
+        for (int j = 0; j < 8; ++j) {
+            const __m512i v = _mm512_loadu_si512(x + 8 * j);
+            bits |= std::uint64_t{_mm512_test_epi64_mask(v, v)} << (8 * j);
+        }
+        return bits;
+    }
+}
+
+// The byte positions 0..63, which a compress by a word's hit bits packs.
+alignas(64) constexpr std::uint8_t kBytePositions[64] = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+    44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+
+// Writes a word's hits 8 at a time: up to kWord entries.
+VITALS_AVX512_TARGET void write_word_avx512(std::uint64_t bits, int hits, std::int64_t base, std::int64_t* out) {
+    // The compress stays in a register (to memory it is microcoded on AMD Zen 4); the
+    // packed positions go through L1 to be widened 8 at a time.
+    alignas(64) std::uint8_t packed[64];
+    _mm512_store_si512(packed, _mm512_maskz_compress_epi8(_cvtu64_mask64(bits), _mm512_load_si512(kBytePositions)));
+    const __m512i first = _mm512_set1_epi64(base);
+    for (int k = 0; k < hits; k += 8) {
+        const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(packed + k));
+        _mm512_storeu_si512(out + k, _mm512_add_epi64(first, _mm512_cvtepu8_epi64(eight)));
+    }
+}
+
+template <class T>
+VITALS_AVX512_TARGET std::int64_t write_indices_avx512(const T* x, std::int64_t n, std::int64_t* out, std::int64_t capacity) {
+    std::int64_t written = 0;
+    for (std::int64_t i = 0; i < n; i += kWord) {
+        const std::int64_t len = std::min(kWord, n - i);
+        const std::uint64_t bits = len == kWord ? hit_bits_avx512(x + i) : partial_hit_bits(x + i, len);
+        const int hits = std::popcount(bits);
+        if (capacity - written >= kWord) {
+            write_word_avx512(bits, hits, i, out + written);
+        } else {
+            write_word_near_end(&write_word_avx512, bits, hits, i, out + written, capacity - written);
+        }
+        written += hits;
+    }
+    return written;
+}
+#endif
+
 }  // namespace
 
 template <class T>
@@ -169,9 +257,15 @@ std::int64_t count(const T* x, std::int64_t n) {
 }
 
 template <class T>
-std::int64_t write_indices(const T* x, std::int64_t n, std::int64_t* out, std::int64_t capacity) {
+std::int64_t write_indices(const T* x, std::int64_t n, std::int64_t* out, std::int64_t capacity, ScanPath path) {
+    if (path == ScanPath::best) path = avx512_vbmi2_supported() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
+    if (path == ScanPath::avx512_vbmi2) {
+#if VITALS_SCAN_AVX512
+        if (avx512_vbmi2_supported()) return write_indices_avx512(x, n, out, capacity);
+#endif
+        throw std::logic_error("nonzero_scan::write_indices: this CPU does not run AVX-512 VBMI2");
+    }
     std::int64_t written = 0;
-    std::int64_t near_end[kWord];
     for (std::int64_t i = 0; i < n; i += kWord) {
         const std::int64_t len = std::min(kWord, n - i);
         const std::uint64_t bits = len == kWord ? hit_bits(x + i) : partial_hit_bits(x + i, len);
@@ -179,20 +273,29 @@ std::int64_t write_indices(const T* x, std::int64_t n, std::int64_t* out, std::i
         if (capacity - written >= kWord) {
             write_word(bits, hits, i, out + written);
         } else {
-            if (hits > capacity - written) {
-                throw std::logic_error("nonzero_scan::write_indices: more hits than the output holds");
-            }
-            write_word(bits, hits, i, near_end);
-            std::copy_n(near_end, hits, out + written);
+            write_word_near_end(&write_word, bits, hits, i, out + written, capacity - written);
         }
         written += hits;
     }
     return written;
 }
 
+bool avx512_vbmi2_supported() {
+#if VITALS_SCAN_AVX512
+    static const bool supported = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2");
+    }();
+    return supported;
+#else
+    return false;
+#endif
+}
+
 #define VITALS_NONZERO_SCAN(T)                                \
     template std::int64_t count<T>(const T*, std::int64_t); \
-    template std::int64_t write_indices<T>(const T*, std::int64_t, std::int64_t*, std::int64_t);
+    template std::int64_t write_indices<T>(const T*, std::int64_t, std::int64_t*, std::int64_t, ScanPath);
 VITALS_NONZERO_SCAN(float)
 VITALS_NONZERO_SCAN(double)
 VITALS_NONZERO_SCAN(bool)
