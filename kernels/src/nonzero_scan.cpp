@@ -159,6 +159,26 @@ using WordWriter = void (*)(std::uint64_t bits, int hits, std::int64_t base, std
     std::copy_n(buffer, hits, out);
 }
 
+// The word loop of both paths: each 64 elements' hit bits, then the word written in
+// place or, near the end of the output, through a buffer. Always inlined, so that each
+// path's copy is compiled with that path's instruction set.
+template <class T, std::uint64_t (*hit_bits_of)(const T*), WordWriter write_word>
+[[gnu::always_inline]] inline std::int64_t scan_words(const T* x, std::int64_t n, std::int64_t* out, std::int64_t capacity) {
+    std::int64_t written = 0;
+    for (std::int64_t i = 0; i < n; i += kWord) {
+        const std::int64_t len = std::min(kWord, n - i);
+        const std::uint64_t bits = len == kWord ? hit_bits_of(x + i) : partial_hit_bits(x + i, len);
+        const int hits = std::popcount(bits);
+        if (capacity - written >= kWord) {
+            write_word(bits, hits, i, out + written);
+        } else {
+            write_word_near_end(write_word, bits, hits, i, out + written, capacity - written);
+        }
+        written += hits;
+    }
+    return written;
+}
+
 #if VITALS_SCAN_AVX512
 template <class T>
 VITALS_AVX512_TARGET std::uint64_t hit_bits_avx512(const T* x) {
@@ -209,19 +229,7 @@ VITALS_AVX512_TARGET void write_word_avx512(std::uint64_t bits, int hits, std::i
 
 template <class T>
 VITALS_AVX512_TARGET std::int64_t write_indices_avx512(const T* x, std::int64_t n, std::int64_t* out, std::int64_t capacity) {
-    std::int64_t written = 0;
-    for (std::int64_t i = 0; i < n; i += kWord) {
-        const std::int64_t len = std::min(kWord, n - i);
-        const std::uint64_t bits = len == kWord ? hit_bits_avx512(x + i) : partial_hit_bits(x + i, len);
-        const int hits = std::popcount(bits);
-        if (capacity - written >= kWord) {
-            write_word_avx512(bits, hits, i, out + written);
-        } else {
-            write_word_near_end(&write_word_avx512, bits, hits, i, out + written, capacity - written);
-        }
-        written += hits;
-    }
-    return written;
+    return scan_words<T, hit_bits_avx512<T>, write_word_avx512>(x, n, out, capacity);
 }
 #endif
 
@@ -265,19 +273,7 @@ std::int64_t write_indices(const T* x, std::int64_t n, std::int64_t* out, std::i
 #endif
         throw std::logic_error("nonzero_scan::write_indices: this CPU does not run AVX-512 VBMI2");
     }
-    std::int64_t written = 0;
-    for (std::int64_t i = 0; i < n; i += kWord) {
-        const std::int64_t len = std::min(kWord, n - i);
-        const std::uint64_t bits = len == kWord ? hit_bits(x + i) : partial_hit_bits(x + i, len);
-        const int hits = std::popcount(bits);
-        if (capacity - written >= kWord) {
-            write_word(bits, hits, i, out + written);
-        } else {
-            write_word_near_end(&write_word, bits, hits, i, out + written, capacity - written);
-        }
-        written += hits;
-    }
-    return written;
+    return scan_words<T, hit_bits<T>, write_word>(x, n, out, capacity);
 }
 
 bool avx512_vbmi2_supported() {
