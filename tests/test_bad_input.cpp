@@ -129,7 +129,9 @@ TEST(BadInputMatrix, EveryWrongInputGetsACleanError) {
         }
         // Nothing half-written, nothing destroyed: the earlier file is intact, and no
         // temporary file is left behind.
-        if (c.exit_code != 0) EXPECT_EQ(slurp(dir / "out.json"), previous);
+        if (c.exit_code != 0) {
+            EXPECT_EQ(slurp(dir / "out.json"), previous);
+        }
         for (const auto& entry : fs::directory_iterator(dir)) {
             EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
         }
