@@ -281,6 +281,38 @@ TEST(Nonzero, RandomMasksOfEveryDtypeMatchAScan) {
     EXPECT_EQ(k::nonzero(Tensor::from_vector<std::int64_t>({n}, ints)).to_vector<std::int64_t>(), expected);
 }
 
+TEST(Nonzero, CoordinatesOfEveryRankMatchDivision) {
+    // Ranks 2-4 carry coordinates forward from hit to hit; rank 5 divides. Sparse masks
+    // jump several rows at once, extents of 1 always carry, and chunks (2048 elements)
+    // end mid-row.
+    const std::vector<k::Shape> shapes = {{3000, 7}, {7, 3000}, {1, 5000}, {5000, 1}, {40, 1, 130},
+                                          {9, 11, 13, 17}, {3, 4, 5, 6, 7}};
+    for (const k::Shape& shape : shapes) {
+        for (const double density : {0.001, 0.1, 0.5, 1.0}) {
+            std::int64_t n = 1;
+            for (const std::int64_t extent : shape) n *= extent;
+            std::mt19937 engine(static_cast<unsigned>(n));
+            std::bernoulli_distribution hit(density);
+            std::vector<float> values(static_cast<std::size_t>(n));
+            std::vector<std::int64_t> expected;
+            for (std::int64_t flat = 0; flat < n; ++flat) {
+                if (!hit(engine)) continue;
+                values[static_cast<std::size_t>(flat)] = 1.0f;
+                std::vector<std::int64_t> coordinates(shape.size());
+                std::int64_t rest = flat;
+                for (std::size_t d = shape.size(); d-- > 0;) {
+                    coordinates[d] = rest % shape[d];
+                    rest /= shape[d];
+                }
+                expected.insert(expected.end(), coordinates.begin(), coordinates.end());
+            }
+            const Tensor idx = k::nonzero(Tensor::from_vector<float>(shape, values));
+            ASSERT_EQ(idx.size(1), static_cast<std::int64_t>(shape.size()));
+            EXPECT_EQ(idx.to_vector<std::int64_t>(), expected) << "rank " << shape.size() << " at " << density;
+        }
+    }
+}
+
 TEST(MaskedSelect, KeepsTheSelectedValuesInOrder) {
     const Tensor x = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
     const Tensor mask = Tensor::from_vector<bool>({2, 3}, {true, false, true, false, false, true});

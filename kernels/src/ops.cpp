@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -202,19 +203,63 @@ void cpu_for_each_hit_chunk(const T* x, std::int64_t n, Emit&& emit) {
     }
 }
 
-// Row-major coordinates of the flat indices start + positions[i].
-void cpu_unravel(std::int64_t start, const std::int64_t* positions, std::int64_t count, const Shape& shape,
-                 std::int64_t* out) {
-    const auto dims = static_cast<std::int64_t>(shape.size());
-    for (std::int64_t i = 0; i < count; ++i) {
-        std::int64_t rest = start + positions[i];
-        for (std::int64_t d = dims - 1; d >= 0; --d) {
-            const std::int64_t extent = shape[static_cast<std::size_t>(d)];
-            out[i * dims + d] = rest % extent;
-            rest /= extent;
+// Row-major coordinates of ascending flat indices, carried forward from the previous
+// index: a hit in the same row adds to the last coordinate, and only a step into another
+// row divides. (A division per coordinate per hit made a 2-D nonzero 10x slower than 1-D.)
+// The coordinates live in locals, so that the writes to `out` cannot alias them.
+template <std::size_t kDims>
+void unravel_ascending(std::int64_t start, const std::int64_t* positions, std::int64_t count, const Shape& shape,
+                       std::array<std::int64_t, kDims>& coordinates, std::int64_t& previous, std::int64_t* out) {
+    std::array<std::int64_t, kDims> c = coordinates;
+    std::array<std::int64_t, kDims> extent{};
+    std::copy_n(shape.begin(), kDims, extent.begin());
+    std::int64_t last = previous;
+    for (std::int64_t i = 0; i < count; ++i, out += kDims) {
+        const std::int64_t flat = start + positions[i];
+        c[kDims - 1] += flat - last;
+        last = flat;
+        for (std::size_t d = kDims - 1; d > 0 && c[d] >= extent[d]; --d) {
+            const std::int64_t carry = c[d] / extent[d];
+            c[d] -= carry * extent[d];
+            c[d - 1] += carry;
+        }
+        for (std::size_t d = 0; d < kDims; ++d) out[d] = c[d];
+    }
+    coordinates = c;
+    previous = last;
+}
+
+// Writes the coordinates of a tensor's hits chunk by chunk (the indices ascend across
+// chunks): ranks 2 to 4 carry their coordinates forward, higher ranks divide per hit.
+class AscendingUnravel {
+public:
+    explicit AscendingUnravel(const Shape& shape) : shape_(shape) {}
+
+    void write(std::int64_t start, const std::int64_t* positions, std::int64_t count, std::int64_t* out) {
+        switch (shape_.size()) {
+            case 2: return unravel_ascending<2>(start, positions, count, shape_, c2_, previous_, out);
+            case 3: return unravel_ascending<3>(start, positions, count, shape_, c3_, previous_, out);
+            case 4: return unravel_ascending<4>(start, positions, count, shape_, c4_, previous_, out);
+            default: break;
+        }
+        const auto dims = static_cast<std::int64_t>(shape_.size());
+        for (std::int64_t i = 0; i < count; ++i) {
+            std::int64_t rest = start + positions[i];
+            for (std::int64_t d = dims - 1; d >= 0; --d) {
+                const std::int64_t extent = shape_[static_cast<std::size_t>(d)];
+                out[i * dims + d] = rest % extent;
+                rest /= extent;
+            }
         }
     }
-}
+
+private:
+    const Shape& shape_;
+    std::int64_t previous_ = 0;
+    std::array<std::int64_t, 2> c2_{};
+    std::array<std::int64_t, 3> c3_{};
+    std::array<std::int64_t, 4> c4_{};
+};
 
 }  // namespace
 
@@ -361,8 +406,9 @@ Tensor nonzero(const Tensor& x) {
             nonzero_scan::write_indices(values, n, cursor, hits);
             return out;
         }
+        AscendingUnravel unravel(shape);
         cpu_for_each_hit_chunk(values, n, [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
-            cpu_unravel(start, positions, count, shape, cursor);
+            unravel.write(start, positions, count, cursor);
             cursor += count * dims;
         });
         return out;
