@@ -3,7 +3,8 @@
 //   - matmul through vitals' tensors against the same Eigen product written directly
 //     (the tensor layer should add nothing);
 //   - relu, masks and nonzero against memcpy of the same number of bytes, in the same run
-//     (bytes moved = bytes read + bytes written; the ratio is printed at the end);
+//     (bytes moved = bytes read + bytes written; the ratio is printed at the end, of the
+//     medians when run with --benchmark_repetitions=N);
 //   - MASK INDICES before against after.
 // Device variants time with CUDA events (UseManualTime) and skip without a GPU.
 #include <benchmark/benchmark.h>
@@ -12,6 +13,7 @@
 #include <Eigen/Core>
 #include <cstring>
 #include <map>
+#include <set>
 #include <vitals/detail/threads.hpp>
 #include <vitals/kernels/kernels.hpp>
 #include <vitals/vitals.hpp>
@@ -177,9 +179,16 @@ public:
     void ReportRuns(const std::vector<Run>& runs) override {
         for (const Run& run : runs) {
             if (run.error_occurred) continue;
-            times_[run.benchmark_name()] = run.GetAdjustedRealTime();
+            // With --benchmark_repetitions, the median of the repetitions stands for the
+            // benchmark; without, its one run does.
+            const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+            if (run.run_type == Run::RT_Aggregate && !median) continue;
+            const std::string name = run.run_name.str();
+            if (!median && medians_.count(name) != 0) continue;
+            if (median) medians_.insert(name);
+            times_[name] = run.GetAdjustedRealTime();
             const auto bytes = run.counters.find("bytes_per_second");
-            if (bytes != run.counters.end()) bytes_per_second_[run.benchmark_name()] = bytes->second.value;
+            if (bytes != run.counters.end()) bytes_per_second_[name] = bytes->second.value;
         }
         ConsoleReporter::ReportRuns(runs);
     }
@@ -219,6 +228,7 @@ private:
     }
 
     std::map<std::string, double> times_, bytes_per_second_;
+    std::set<std::string> medians_;
 };
 
 }  // namespace
