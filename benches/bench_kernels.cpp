@@ -124,12 +124,12 @@ BENCHMARK(BM_Mask)->ArgsProduct({{static_cast<int>(DType::boolean), static_cast<
 BENCHMARK(BM_Nonzero)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0], kSizes[1]}});
 // The memcpy yardsticks of the same byte counts.
 void register_memcpy_yardsticks() {
+    std::set<std::int64_t> sizes;  // a bool mask and nonzero at 50% move the same bytes
     for (const std::int64_t n : kSizes) {
-        for (const DType dtype : kMaskDtypes) benchmark::RegisterBenchmark("BM_Memcpy", BM_Memcpy)->Arg(mask_bytes(dtype, n));
-        for (const std::int64_t percent : kNonzeroPercents) {
-            benchmark::RegisterBenchmark("BM_Memcpy", BM_Memcpy)->Arg(nonzero_bytes(percent, n));
-        }
+        for (const DType dtype : kMaskDtypes) sizes.insert(mask_bytes(dtype, n));
+        for (const std::int64_t percent : kNonzeroPercents) sizes.insert(nonzero_bytes(percent, n));
     }
+    for (const std::int64_t bytes : sizes) benchmark::RegisterBenchmark("BM_Memcpy", BM_Memcpy)->Arg(bytes);
 }
 
 // ---- MASK INDICES: before and after -----------------------------------------------------
@@ -194,6 +194,7 @@ public:
     }
 
     void print_ratios() const {
+        if (times_.empty()) return;  // --benchmark_list_tests, or a filter that matched nothing
         fmt::print("\nmatmul through Tensor / Eigen directly (1.00 = no overhead):\n");
         for (const char* n : {"128", "512", "1024"}) {
             ratio(fmt::format("BM_TensorMatmul<float>/{}", n), fmt::format("BM_EigenMatmul<float>/{}", n), times_);

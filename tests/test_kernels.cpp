@@ -253,7 +253,7 @@ TEST(Nonzero, RowsOfCoordinatesLikeTorch) {
 TEST(Nonzero, EmptyAllFalseAndAllTrue) {
     EXPECT_EQ(k::nonzero(Tensor::zeros({0}, DType::boolean)).shape(), (k::Shape{0, 1}));
     EXPECT_EQ(k::nonzero(Tensor::zeros({100}, DType::boolean)).shape(), (k::Shape{0, 1}));
-    // All true, across the vector path's chunk edges (2048) and its 8-lane tail.
+    // All true, across the chunk edges (2048) and a last, partial 64-element word.
     const std::int64_t n = 5000 + 3;
     const Tensor all = k::gt(Tensor::zeros({n}, DType::f32), -1.0);
     const auto idx = k::nonzero(all).to_vector<std::int64_t>();
@@ -313,11 +313,35 @@ TEST(Nonzero, CoordinatesOfEveryRankMatchDivision) {
     }
 }
 
+TEST(Nonzero, ZeroDimensionalAndEmptyShapes) {
+    // torch.nonzero(torch.tensor(5.)).shape == (1, 0); torch.nonzero(torch.tensor(0.)).shape == (0, 0)
+    EXPECT_EQ(k::nonzero(Tensor::from_vector<float>({}, {5.0f})).shape(), (k::Shape{1, 0}));
+    EXPECT_EQ(k::nonzero(Tensor::from_vector<float>({}, {0.0f})).shape(), (k::Shape{0, 0}));
+    for (const k::Shape& shape : {k::Shape{0, 3}, k::Shape{3, 0}, k::Shape{2, 0, 4}}) {
+        const Tensor idx = k::nonzero(Tensor::zeros(shape, DType::boolean));
+        EXPECT_EQ(idx.shape(), (k::Shape{0, static_cast<std::int64_t>(shape.size())}));
+    }
+}
+
 TEST(MaskedSelect, KeepsTheSelectedValuesInOrder) {
     const Tensor x = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
     const Tensor mask = Tensor::from_vector<bool>({2, 3}, {true, false, true, false, false, true});
     EXPECT_EQ(k::masked_select(x, mask).to_vector<float>(), (std::vector<float>{1, 3, 6}));
     EXPECT_EQ(k::masked_select(x, k::gt(x, 10.0)).numel(), 0);
+}
+
+TEST(MaskedSelect, ManyChunksAndEveryMaskDtype) {
+    // 3 chunks of 2048 and a partial one, with a mask of each dtype.
+    const std::int64_t n = 3 * 2048 + 77;
+    const Tensor x = Tensor::randn({n}, DType::f64, Device::cpu, 5);
+    const auto values = x.to_vector<double>();
+    std::vector<double> expected;
+    for (const double v : values) {
+        if (v > 0.3) expected.push_back(v);
+    }
+    for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) {
+        EXPECT_EQ(k::masked_select(x, k::gt(x, 0.3, mask_dtype)).to_vector<double>(), expected) << k::dtype_name(mask_dtype);
+    }
 }
 
 TEST(Kernels, BadInputIsAClearError) {

@@ -124,6 +124,17 @@ TEST(NonzeroScan, NanIsAHitAndNegativeZeroIsNot) {
     EXPECT_EQ(plain_loop(x), (std::vector<std::int64_t>{3, 71, 199}));
 }
 
+TEST(NonzeroScan, ARoomierOutputIsFilledByTheHitsOnly) {
+    // As the chunked callers use it: room for every element, fewer hits.
+    std::vector<float> x(300, 0.0f);
+    x[5] = x[64] = x[299] = 1.0f;
+    for (const scan::ScanPath path : available_paths()) {
+        std::vector<std::int64_t> out(300, -1);
+        ASSERT_EQ(scan::write_indices(x.data(), 300, out.data(), 300, path), 3);
+        EXPECT_EQ(std::vector<std::int64_t>(out.begin(), out.begin() + 3), (std::vector<std::int64_t>{5, 64, 299}));
+    }
+}
+
 TEST(NonzeroScan, TooSmallAnOutputIsRefusedNotOverrun) {
     const std::vector<float> x(100, 1.0f);
     for (const scan::ScanPath path : available_paths()) {
@@ -133,7 +144,7 @@ TEST(NonzeroScan, TooSmallAnOutputIsRefusedNotOverrun) {
     }
 }
 
-TEST(NonzeroScan, TheWidePathIsUsedWhereTheCpuRunsIt) {
+TEST(NonzeroScan, TheWidePathRunsOnlyWhereTheCpuHasIt) {
     const std::vector<float> x(10, 1.0f);
     std::vector<std::int64_t> out(10);
     if (scan::avx512_vbmi2_supported()) {

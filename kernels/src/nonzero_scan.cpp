@@ -7,7 +7,7 @@
 //   from its bit position (count trailing zeros), so the cost follows the hits; a dense
 //   word expands each byte of hit bits through a table of positions and stores all 8
 //   lanes, advancing the output by the byte's popcount.
-// Every path writes a few entries past the word's last hit, which the next word
+// Every path writes up to kOverrun entries past the word's last hit, which the next word
 // overwrites; so the words that end near `capacity` go through a small local buffer.
 #include "nonzero_scan.hpp"
 
@@ -16,7 +16,15 @@
 #define VITALS_SCAN_AVX512 1
 #define VITALS_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")))
 #endif
-#if defined(__AVX2__) || defined(__BMI__) || VITALS_SCAN_AVX512
+// The baseline's vector code, where the build's -march allows it (64-bit only: it uses
+// 64-bit lane extracts and tzcnt).
+#if defined(__x86_64__) && defined(__AVX2__)
+#define VITALS_SCAN_AVX2 1
+#endif
+#if defined(__x86_64__) && defined(__BMI__)
+#define VITALS_SCAN_BMI 1
+#endif
+#if defined(VITALS_SCAN_AVX2) || defined(VITALS_SCAN_BMI) || defined(VITALS_SCAN_AVX512)
 #include <immintrin.h>
 #endif
 #include <algorithm>
@@ -27,14 +35,18 @@
 namespace vitals::kernels::nonzero_scan {
 namespace {
 
-constexpr std::int64_t kWord = 64;  // elements per word of hit bits; the most a word writes
+constexpr std::int64_t kWord = 64;  // elements per word of hit bits
+// The most entries any path writes past a word's last hit: the dense baseline stores 8
+// lanes from the last byte's first hit, AVX-512 rounds up to 8, a sparse word to 4.
+constexpr std::int64_t kOverrun = 8;
 
 template <class T>
 bool is_hit(T v) {
     return v != T(0);
 }
 
-// Hit bits of the last, partial word (len < kWord elements).
+// Hit bits of len <= kWord elements, one at a time: the last, partial word, and every
+// word where the build has no vector code.
 template <class T>
 std::uint64_t partial_hit_bits(const T* x, std::int64_t len) {
     std::uint64_t bits = 0;
@@ -42,7 +54,7 @@ std::uint64_t partial_hit_bits(const T* x, std::int64_t len) {
     return bits;
 }
 
-#if defined(__AVX2__)
+#if defined(VITALS_SCAN_AVX2)
 // Bit j set where x[j] is non-zero, j in [0, 64).
 template <class T>
 std::uint64_t hit_bits(const T* x) {
@@ -80,7 +92,7 @@ std::uint64_t hit_bits(const T* x) {
 // For each byte of hit bits, the positions of its set bits, packed first.
 struct PositionTable {
     alignas(64) std::int32_t at[256][8];
-    PositionTable() {
+    constexpr PositionTable() : at{} {
         for (int byte = 0; byte < 256; ++byte) {
             int k = 0;
             for (int bit = 0; bit < 8; ++bit) {
@@ -90,7 +102,7 @@ struct PositionTable {
         }
     }
 };
-const PositionTable kPositions;
+constexpr PositionTable kPositions;
 
 // Writes the hits of a word whose elements start at `base`: 8 lanes per byte of bits.
 void write_dense(std::uint64_t bits, std::int64_t base, std::int64_t* out) {
@@ -114,7 +126,7 @@ std::uint64_t hit_bits(const T* x) {
 
 // Position of the lowest set bit; 64 for none. One instruction with BMI (tzcnt).
 inline std::int64_t lowest_set_bit(std::uint64_t bits) {
-#if defined(__BMI__)
+#if defined(VITALS_SCAN_BMI)
     return static_cast<std::int64_t>(_tzcnt_u64(bits));
 #else
     return std::countr_zero(bits);
@@ -134,9 +146,9 @@ void write_sparse(std::uint64_t bits, int hits, std::int64_t base, std::int64_t*
     } while (k < hits);
 }
 
-// Writes the `hits` hits of a word; may write up to kWord entries.
+// Writes the `hits` hits of a word, and at most kOverrun entries more.
 void write_word(std::uint64_t bits, int hits, std::int64_t base, std::int64_t* out) {
-#if defined(__AVX2__)
+#if defined(VITALS_SCAN_AVX2)
     if (hits > kSparseWordHits) {
         write_dense(bits, base, out);
         return;
@@ -145,41 +157,40 @@ void write_word(std::uint64_t bits, int hits, std::int64_t base, std::int64_t* o
     write_sparse(bits, hits, base, out);
 }
 
-// Writes a word's hits at out, using up to kWord entries there.
+// Writes a word's `hits` hits at out, and at most kOverrun entries more.
 using WordWriter = void (*)(std::uint64_t bits, int hits, std::int64_t base, std::int64_t* out);
 
-// A word that ends near the end of the output (less than kWord entries of room): written
-// to a local buffer, then its hits only are copied. Out of line: it runs at most once
-// per kWord hits of room, and keeps the hot loop's cursor in a register.
-[[gnu::noinline]] void write_word_near_end(WordWriter write_word, std::uint64_t bits, int hits, std::int64_t base,
+// A word whose overrun would pass the end of the output: written to a local buffer, then
+// its hits only are copied. Out of line, as it runs for the last few words at most.
+[[gnu::noinline]] void write_word_near_end(WordWriter writer, std::uint64_t bits, int hits, std::int64_t base,
                                            std::int64_t* out, std::int64_t room) {
     if (hits > room) throw std::logic_error("nonzero_scan::write_indices: more hits than the output holds");
-    std::int64_t buffer[kWord];
-    write_word(bits, hits, base, buffer);
+    std::int64_t buffer[kWord + kOverrun];
+    writer(bits, hits, base, buffer);
     std::copy_n(buffer, hits, out);
 }
 
 // The word loop of both paths: each 64 elements' hit bits, then the word written in
 // place or, near the end of the output, through a buffer. Always inlined, so that each
 // path's copy is compiled with that path's instruction set.
-template <class T, std::uint64_t (*hit_bits_of)(const T*), WordWriter write_word>
+template <class T, std::uint64_t (*hit_bits_of)(const T*), WordWriter writer>
 [[gnu::always_inline]] inline std::int64_t scan_words(const T* x, std::int64_t n, std::int64_t* out, std::int64_t capacity) {
     std::int64_t written = 0;
     for (std::int64_t i = 0; i < n; i += kWord) {
         const std::int64_t len = std::min(kWord, n - i);
         const std::uint64_t bits = len == kWord ? hit_bits_of(x + i) : partial_hit_bits(x + i, len);
         const int hits = std::popcount(bits);
-        if (capacity - written >= kWord) {
-            write_word(bits, hits, i, out + written);
-        } else {
-            write_word_near_end(write_word, bits, hits, i, out + written, capacity - written);
+        if (capacity - written >= hits + kOverrun) {
+            writer(bits, hits, i, out + written);
+        } else if (hits != 0) {
+            write_word_near_end(writer, bits, hits, i, out + written, capacity - written);
         }
         written += hits;
     }
     return written;
 }
 
-#if VITALS_SCAN_AVX512
+#if defined(VITALS_SCAN_AVX512)
 template <class T>
 VITALS_AVX512_TARGET std::uint64_t hit_bits_avx512(const T* x) {
     if constexpr (sizeof(T) == 1) {
@@ -214,7 +225,7 @@ alignas(64) constexpr std::uint8_t kBytePositions[64] = {
     22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
     44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
-// Writes a word's hits 8 at a time: up to kWord entries.
+// Writes a word's hits 8 at a time (so at most kOverrun - 1 entries more).
 VITALS_AVX512_TARGET void write_word_avx512(std::uint64_t bits, int hits, std::int64_t base, std::int64_t* out) {
     // The compress stays in a register (to memory it is microcoded on AMD Zen 4); the
     // packed positions go through L1 to be widened 8 at a time.
@@ -239,7 +250,7 @@ template <class T>
 std::int64_t count(const T* x, std::int64_t n) {
     std::int64_t i = 0;
     std::int64_t hits = 0;
-#if defined(__AVX2__)
+#if defined(VITALS_SCAN_AVX2)
     if constexpr (sizeof(T) == 1) {
         // Zero bytes counted in byte lanes (a compare gives -1, subtracted), summed before
         // a lane can pass 255: a load, a compare and a subtract per 32 elements.
@@ -268,7 +279,7 @@ template <class T>
 std::int64_t write_indices(const T* x, std::int64_t n, std::int64_t* out, std::int64_t capacity, ScanPath path) {
     if (path == ScanPath::best) path = avx512_vbmi2_supported() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
     if (path == ScanPath::avx512_vbmi2) {
-#if VITALS_SCAN_AVX512
+#if defined(VITALS_SCAN_AVX512)
         if (avx512_vbmi2_supported()) return write_indices_avx512(x, n, out, capacity);
 #endif
         throw std::logic_error("nonzero_scan::write_indices: this CPU does not run AVX-512 VBMI2");
@@ -277,7 +288,7 @@ std::int64_t write_indices(const T* x, std::int64_t n, std::int64_t* out, std::i
 }
 
 bool avx512_vbmi2_supported() {
-#if VITALS_SCAN_AVX512
+#if defined(VITALS_SCAN_AVX512)
     static const bool supported = [] {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&

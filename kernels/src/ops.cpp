@@ -13,6 +13,7 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "cuda_backend.hpp"
 #include "elementwise.hpp"
@@ -233,7 +234,7 @@ void unravel_ascending(std::int64_t start, const std::int64_t* positions, std::i
 // chunks): ranks 2 to 4 carry their coordinates forward, higher ranks divide per hit.
 class AscendingUnravel {
 public:
-    explicit AscendingUnravel(const Shape& shape) : shape_(shape) {}
+    explicit AscendingUnravel(Shape shape) : shape_(std::move(shape)) {}
 
     void write(std::int64_t start, const std::int64_t* positions, std::int64_t count, std::int64_t* out) {
         switch (shape_.size()) {
@@ -254,7 +255,7 @@ public:
     }
 
 private:
-    const Shape& shape_;
+    Shape shape_;
     std::int64_t previous_ = 0;
     std::array<std::int64_t, 2> c2_{};
     std::array<std::int64_t, 3> c3_{};
@@ -381,15 +382,16 @@ Tensor nonzero(const Tensor& x) {
     OpScope scope("nonzero", {&x});
     require_defined("nonzero", x, "input");
     const std::int64_t n = x.numel();
-    const auto dims = std::max<std::int64_t>(x.dim(), 1);  // a 0-D tensor reports like a 1-element one
-    const Shape shape = x.dim() == 0 ? Shape{1} : x.shape();
+    // One row of coordinates per hit; a 0-D tensor, like torch's, gives rows of none.
+    const std::int64_t dims = x.dim();
+    const Shape& shape = x.shape();
     if (x.device() == Device::cuda) {
         // Flat indices first (capacity n), then coordinates for the hits.
         Tensor flat = Tensor::empty({n}, DType::i64, x.device());
         const std::int64_t count =
             cuda_backend::nonzero_flat(x.raw_data(), x.dtype(), n, flat.data<std::int64_t>(), current_stream());
         Tensor out = Tensor::empty({count, dims}, DType::i64, x.device());
-        if (count > 0) {
+        if (count > 0 && dims > 0) {
             cuda_backend::unravel(flat.data<std::int64_t>(), count, shape, out.data<std::int64_t>(), current_stream());
         }
         return out;
@@ -402,15 +404,23 @@ Tensor nonzero(const Tensor& x) {
         const std::int64_t hits = nonzero_scan::count(values, n);
         Tensor out = Tensor::empty({hits, dims}, DType::i64, Device::cpu);
         std::int64_t* cursor = out.data<std::int64_t>();
-        if (dims == 1) {
-            nonzero_scan::write_indices(values, n, cursor, hits);
-            return out;
+        std::int64_t written = 0;
+        if (dims == 0) {
+            written = hits;
+        } else if (dims == 1) {
+            written = nonzero_scan::write_indices(values, n, cursor, hits);
+        } else {
+            AscendingUnravel unravel(shape);
+            cpu_for_each_hit_chunk(values, n, [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
+                if (written + count > hits) fail("nonzero", "the input changed while it was scanned");
+                unravel.write(start, positions, count, cursor);
+                cursor += count * dims;
+                written += count;
+            });
         }
-        AscendingUnravel unravel(shape);
-        cpu_for_each_hit_chunk(values, n, [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
-            unravel.write(start, positions, count, cursor);
-            cursor += count * dims;
-        });
+        // The count and the writes read the input twice; they agree unless another thread
+        // writes it meanwhile (or bool storage holds bytes other than 0 and 1).
+        if (written != hits) fail("nonzero", "the input changed while it was scanned");
         return out;
     });
 }
@@ -439,13 +449,18 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
             using M = decltype(mask_zero);
             const M* m = mask.data<M>();
             const T* values = x.data<T>();
-            Tensor out = Tensor::empty({nonzero_scan::count(m, n)}, x.dtype(), Device::cpu);
+            const std::int64_t hits = nonzero_scan::count(m, n);
+            Tensor out = Tensor::empty({hits}, x.dtype(), Device::cpu);
             T* cursor = out.data<T>();
+            std::int64_t written = 0;
             cpu_for_each_hit_chunk(m, n, [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
+                if (written + count > hits) fail("masked_select", "the mask changed while it was scanned");
                 const T* chunk = values + start;
                 for (std::int64_t i = 0; i < count; ++i) cursor[i] = chunk[positions[i]];
                 cursor += count;
+                written += count;
             });
+            if (written != hits) fail("masked_select", "the mask changed while it was scanned");
             return out;
         });
     });
