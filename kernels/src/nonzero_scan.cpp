@@ -11,6 +11,8 @@
 // overwrites; so the words that end near `capacity` go through a small local buffer.
 #include "nonzero_scan.hpp"
 
+#include "elementwise.hpp"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // Compiled whatever the build's -march, used only where the CPU runs it.
 #define VITALS_SCAN_AVX512 1
@@ -40,17 +42,12 @@ constexpr std::int64_t kWord = 64;  // elements per word of hit bits
 // lanes from the last byte's first hit, AVX-512 rounds up to 8, a sparse word to 4.
 constexpr std::int64_t kOverrun = 8;
 
-template <class T>
-bool is_hit(T v) {
-    return v != T(0);
-}
-
 // Hit bits of len <= kWord elements, one at a time: the last, partial word, and every
 // word where the build has no vector code.
 template <class T>
 std::uint64_t partial_hit_bits(const T* x, std::int64_t len) {
     std::uint64_t bits = 0;
-    for (std::int64_t j = 0; j < len; ++j) bits |= std::uint64_t{is_hit(x[j])} << j;
+    for (std::int64_t j = 0; j < len; ++j) bits |= std::uint64_t{elementwise::IsNonZero<T>{}(x[j])} << j;
     return bits;
 }
 
@@ -271,7 +268,7 @@ std::int64_t count(const T* x, std::int64_t n) {
     }
 #endif
     for (; i + kWord <= n; i += kWord) hits += std::popcount(hit_bits(x + i));
-    for (; i < n; ++i) hits += is_hit(x[i]) ? 1 : 0;
+    for (; i < n; ++i) hits += elementwise::IsNonZero<T>{}(x[i]) ? 1 : 0;
     return hits;
 }
 

@@ -192,26 +192,41 @@ const char* compare_name(CompareOp op) {
     return "compare";
 }
 
+// The count and the writes read an input twice; they agree unless another thread writes
+// it meanwhile (or bool storage holds bytes other than 0 and 1).
+[[noreturn]] void fail_changed_while_scanned(const char* op, const char* input) {
+    fail(op, fmt::format("the {} changed while it was scanned", input));
+}
+
 // Calls emit(start, positions, count) for each chunk of x that starts at `start`, with
 // the positions (relative to start) of its hits, in order; the chunk's buffer stays in L1.
+// `hits` is what the count found: the chunks must hold exactly as many, and emit never
+// sees more.
 template <class T, class Emit>
-void cpu_for_each_hit_chunk(const T* x, std::int64_t n, Emit&& emit) {
+void cpu_for_each_hit_chunk(const char* op, const char* input, const T* x, std::int64_t n, std::int64_t hits, Emit&& emit) {
     constexpr std::int64_t kChunk = 2048;
     std::int64_t positions[kChunk];
+    std::int64_t written = 0;
     for (std::int64_t start = 0; start < n; start += kChunk) {
         const std::int64_t len = std::min(kChunk, n - start);
-        emit(start, static_cast<const std::int64_t*>(positions), nonzero_scan::write_indices(x + start, len, positions, kChunk));
+        const std::int64_t count = nonzero_scan::write_indices(x + start, len, positions, kChunk);
+        written += count;
+        if (written > hits) fail_changed_while_scanned(op, input);
+        emit(start, static_cast<const std::int64_t*>(positions), count);
     }
+    if (written != hits) fail_changed_while_scanned(op, input);
 }
 
 // Row-major coordinates of ascending flat indices, carried forward from the previous
 // index: a hit in the same row adds to the last coordinate, and only a step into another
 // row divides. (A division per coordinate per hit made a 2-D nonzero 10x slower than 1-D.)
 // The coordinates live in locals, so that the writes to `out` cannot alias them.
+// `coordinates` (kDims of them) and `previous` are those of the last index written.
 template <std::size_t kDims>
 void unravel_ascending(std::int64_t start, const std::int64_t* positions, std::int64_t count, const Shape& shape,
-                       std::array<std::int64_t, kDims>& coordinates, std::int64_t& previous, std::int64_t* out) {
-    std::array<std::int64_t, kDims> c = coordinates;
+                       std::int64_t* coordinates, std::int64_t& previous, std::int64_t* out) {
+    std::array<std::int64_t, kDims> c{};
+    std::copy_n(coordinates, kDims, c.begin());
     std::array<std::int64_t, kDims> extent{};
     std::copy_n(shape.begin(), kDims, extent.begin());
     std::int64_t last = previous;
@@ -226,7 +241,7 @@ void unravel_ascending(std::int64_t start, const std::int64_t* positions, std::i
         }
         for (std::size_t d = 0; d < kDims; ++d) out[d] = c[d];
     }
-    coordinates = c;
+    std::copy_n(c.begin(), kDims, coordinates);
     previous = last;
 }
 
@@ -238,9 +253,9 @@ public:
 
     void write(std::int64_t start, const std::int64_t* positions, std::int64_t count, std::int64_t* out) {
         switch (shape_.size()) {
-            case 2: return unravel_ascending<2>(start, positions, count, shape_, c2_, previous_, out);
-            case 3: return unravel_ascending<3>(start, positions, count, shape_, c3_, previous_, out);
-            case 4: return unravel_ascending<4>(start, positions, count, shape_, c4_, previous_, out);
+            case 2: return unravel_ascending<2>(start, positions, count, shape_, coordinates_.data(), previous_, out);
+            case 3: return unravel_ascending<3>(start, positions, count, shape_, coordinates_.data(), previous_, out);
+            case 4: return unravel_ascending<4>(start, positions, count, shape_, coordinates_.data(), previous_, out);
             default: break;
         }
         const auto dims = static_cast<std::int64_t>(shape_.size());
@@ -257,9 +272,7 @@ public:
 private:
     Shape shape_;
     std::int64_t previous_ = 0;
-    std::array<std::int64_t, 2> c2_{};
-    std::array<std::int64_t, 3> c3_{};
-    std::array<std::int64_t, 4> c4_{};
+    std::array<std::int64_t, 4> coordinates_{};  // ranks 2 to 4 use the first dims()
 };
 
 }  // namespace
@@ -404,23 +417,16 @@ Tensor nonzero(const Tensor& x) {
         const std::int64_t hits = nonzero_scan::count(values, n);
         Tensor out = Tensor::empty({hits, dims}, DType::i64, Device::cpu);
         std::int64_t* cursor = out.data<std::int64_t>();
-        std::int64_t written = 0;
-        if (dims == 0) {
-            written = hits;
-        } else if (dims == 1) {
-            written = nonzero_scan::write_indices(values, n, cursor, hits);
-        } else {
+        if (dims == 1) {
+            if (nonzero_scan::write_indices(values, n, cursor, hits) != hits) fail_changed_while_scanned("nonzero", "input");
+        } else if (dims > 1) {
             AscendingUnravel unravel(shape);
-            cpu_for_each_hit_chunk(values, n, [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
-                if (written + count > hits) fail("nonzero", "the input changed while it was scanned");
-                unravel.write(start, positions, count, cursor);
-                cursor += count * dims;
-                written += count;
-            });
+            cpu_for_each_hit_chunk("nonzero", "input", values, n, hits,
+                                   [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
+                                       unravel.write(start, positions, count, cursor);
+                                       cursor += count * dims;
+                                   });
         }
-        // The count and the writes read the input twice; they agree unless another thread
-        // writes it meanwhile (or bool storage holds bytes other than 0 and 1).
-        if (written != hits) fail("nonzero", "the input changed while it was scanned");
         return out;
     });
 }
@@ -452,15 +458,12 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
             const std::int64_t hits = nonzero_scan::count(m, n);
             Tensor out = Tensor::empty({hits}, x.dtype(), Device::cpu);
             T* cursor = out.data<T>();
-            std::int64_t written = 0;
-            cpu_for_each_hit_chunk(m, n, [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
-                if (written + count > hits) fail("masked_select", "the mask changed while it was scanned");
-                const T* chunk = values + start;
-                for (std::int64_t i = 0; i < count; ++i) cursor[i] = chunk[positions[i]];
-                cursor += count;
-                written += count;
-            });
-            if (written != hits) fail("masked_select", "the mask changed while it was scanned");
+            cpu_for_each_hit_chunk("masked_select", "mask", m, n, hits,
+                                   [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
+                                       const T* chunk = values + start;
+                                       for (std::int64_t i = 0; i < count; ++i) cursor[i] = chunk[positions[i]];
+                                       cursor += count;
+                                   });
             return out;
         });
     });
