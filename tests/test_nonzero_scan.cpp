@@ -1,5 +1,6 @@
-// The CPU nonzero scan on its own: every density and length against a plain loop, the
-// switch between sparse and dense words, and never a write past the output it is given.
+// The CPU nonzero scan on its own: every density and length against a plain loop, both
+// of its passes, blocks of staged positions, the switch between sparse and dense words,
+// and never a write past the output it is given.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -47,24 +48,36 @@ std::vector<scan::ScanPath> available_paths() {
     return {scan::ScanPath::baseline};
 }
 
-// Scans x into an output of exactly the right size followed by sentinels, checks the
-// positions and that no sentinel was touched.
+// Scans x and writes into an output of exactly the right size followed by sentinels:
+// checks the positions, that no sentinel was touched, and that the blocks handed to
+// callers hold the same positions, each within its block.
 template <class T>
 void expect_scan_matches(const Values<T>& x, const std::string& what) {
     const std::vector<std::int64_t> expected = plain_loop(x);
     const auto n = static_cast<std::int64_t>(x.size);
     const auto hits = static_cast<std::int64_t>(expected.size());
-    ASSERT_EQ(scan::count(x.data.get(), n), hits) << what;
     for (const scan::ScanPath path : available_paths()) {
         const std::string where = what + (path == scan::ScanPath::baseline ? " (baseline)" : " (AVX-512 VBMI2)");
+        const scan::StagedHits staged(x.data.get(), n, path);
+        ASSERT_EQ(staged.count(), hits) << where;
         constexpr std::int64_t kSentinel = -77;
         std::vector<std::int64_t> out(expected.size() + 80, kSentinel);
-        ASSERT_EQ(scan::write_indices(x.data.get(), n, out.data(), hits, path), hits) << where;
+        staged.write_indices(out.data());
         const std::vector<std::int64_t> written(out.begin(), out.begin() + hits);
         EXPECT_EQ(written, expected) << where;
         for (std::size_t i = expected.size(); i < out.size(); ++i) {
             ASSERT_EQ(out[i], kSentinel) << where << ": wrote past the output at entry " << i;
         }
+        std::vector<std::int64_t> from_blocks;
+        std::int64_t previous_start = -1;
+        staged.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
+            EXPECT_EQ(start % scan::kBlock, 0) << where;
+            EXPECT_GT(start, previous_start) << where;
+            EXPECT_GT(count, 0) << where << ": a block without hits was handed over";
+            previous_start = start;
+            for (std::int64_t i = 0; i < count; ++i) from_blocks.push_back(start + positions[i]);
+        });
+        EXPECT_EQ(from_blocks, expected) << where;
     }
 }
 
@@ -79,7 +92,7 @@ Values<T> random_mask(std::int64_t n, double density, unsigned seed) {
 
 template <class T>
 void check_every_density_and_length() {
-    for (const std::int64_t n : {0, 1, 31, 63, 64, 65, 127, 128, 129, 1000, 4099, 70001}) {
+    for (const std::int64_t n : {0, 1, 31, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 4099, 70001}) {
         for (const double density : {0.0, 0.01, 0.1, 0.25, 0.3, 0.5, 0.9, 1.0}) {
             expect_scan_matches(random_mask<T>(n, density, static_cast<unsigned>(n) + 7),
                                 "n=" + std::to_string(n) + " density=" + std::to_string(density));
@@ -124,32 +137,30 @@ TEST(NonzeroScan, NanIsAHitAndNegativeZeroIsNot) {
     EXPECT_EQ(plain_loop(x), (std::vector<std::int64_t>{3, 71, 199}));
 }
 
-TEST(NonzeroScan, ARoomierOutputIsFilledByTheHitsOnly) {
-    // As the chunked callers use it: room for every element, fewer hits.
-    std::vector<float> x(300, 0.0f);
-    x[5] = x[64] = x[299] = 1.0f;
-    for (const scan::ScanPath path : available_paths()) {
-        std::vector<std::int64_t> out(300, -1);
-        ASSERT_EQ(scan::write_indices(x.data(), 300, out.data(), 300, path), 3);
-        EXPECT_EQ(std::vector<std::int64_t>(out.begin(), out.begin() + 3), (std::vector<std::int64_t>{5, 64, 299}));
+TEST(NonzeroScan, BlocksOfStagedPositionsMeetExactly) {
+    // Lengths around the 65536-element blocks, with hits on both sides of each edge, a
+    // block of all hits (more than 16 bits count) and a block of none between hits.
+    for (const std::int64_t n : {scan::kBlock - 1, scan::kBlock, scan::kBlock + 1, 3 * scan::kBlock + 70}) {
+        Values<bool> x(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t in_block = i % scan::kBlock;
+            const std::int64_t block = i / scan::kBlock;
+            const bool edge = in_block < 3 || in_block >= scan::kBlock - 3;
+            x.data[static_cast<std::size_t>(i)] = block == 1 ? false : (block == 2 || edge || i % 97 == 0);
+        }
+        expect_scan_matches(x, "bool, n=" + std::to_string(n));
     }
-}
-
-TEST(NonzeroScan, TooSmallAnOutputIsRefusedNotOverrun) {
-    const std::vector<float> x(100, 1.0f);
-    for (const scan::ScanPath path : available_paths()) {
-        std::vector<std::int64_t> out(150, -1);
-        EXPECT_THROW(scan::write_indices(x.data(), 100, out.data(), 99, path), std::logic_error);
-        for (std::size_t i = 99; i < out.size(); ++i) ASSERT_EQ(out[i], -1) << i;
-    }
+    expect_scan_matches(random_mask<float>(2 * scan::kBlock + 5, 0.5, 3), "float over three blocks");
+    Values<std::int64_t> all(static_cast<std::size_t>(scan::kBlock + 9));
+    for (std::size_t i = 0; i < all.size; ++i) all.data[i] = -1;
+    expect_scan_matches(all, "int64, every element");
 }
 
 TEST(NonzeroScan, TheWidePathRunsOnlyWhereTheCpuHasIt) {
     const std::vector<float> x(10, 1.0f);
-    std::vector<std::int64_t> out(10);
     if (scan::avx512_vbmi2_supported()) {
-        EXPECT_EQ(scan::write_indices(x.data(), 10, out.data(), 10, scan::ScanPath::avx512_vbmi2), 10);
+        EXPECT_EQ(scan::StagedHits(x.data(), 10, scan::ScanPath::avx512_vbmi2).count(), 10);
         GTEST_SKIP() << "this CPU runs AVX-512 VBMI2; the refusal is checked on CPUs without it";
     }
-    EXPECT_THROW(scan::write_indices(x.data(), 10, out.data(), 10, scan::ScanPath::avx512_vbmi2), std::logic_error);
+    EXPECT_THROW(scan::StagedHits(x.data(), 10, scan::ScanPath::avx512_vbmi2), std::logic_error);
 }

@@ -1,35 +1,68 @@
-// The CPU scan behind nonzero and masked_select: how many elements are non-zero, and
-// where they are. Host-only; instantiated for the tensor element types
-// (float, double, bool, std::int64_t).
+// The CPU scan behind nonzero and masked_select, in two passes. The first reads the
+// input once and stages each hit as a 16-bit position inside its block of kBlock
+// elements, counting them; the caller then allocates its result at the exact size, and
+// the second pass writes it from the staged positions alone (the input is not read
+// again, so the count and the writes always agree). Host-only; instantiated for the
+// tensor element types (float, double, bool, std::int64_t).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace vitals::kernels::nonzero_scan {
 
+// Elements per block of staged positions: a block's positions fit in 16 bits.
+inline constexpr std::int64_t kBlock = std::int64_t{1} << 16;
+
 // The scan takes 64 elements at a time; on the baseline path of an AVX2 build a word of
-// up to this many hits is written hit by hit, a denser one through a table of positions
+// up to this many hits is staged hit by hit, a denser one through a table of positions
 // (measured crossover on Zen 4: 24-32). Without AVX2 every word goes hit by hit.
 inline constexpr int kSparseWordHits = 24;
 
-// Number of non-zero elements of x[0, n). NaN counts as non-zero, -0.0 as zero.
-template <class T>
-std::int64_t count(const T* x, std::int64_t n);
-
-// The code the scan runs: `best` is AVX-512 VBMI2 where the CPU has it (and not under
-// Valgrind, which hides it), else the baseline the library was compiled for.
+// The code the first pass runs: `best` is AVX-512 VBMI2 where the CPU has it (and not
+// under Valgrind, which hides it), else the baseline the library was compiled for.
 enum class ScanPath { best, baseline, avx512_vbmi2 };
 
 // Whether this CPU runs the AVX-512 VBMI2 path.
 bool avx512_vbmi2_supported();
 
-// Writes the positions (0-based, ascending) of the non-zero elements of x[0, n) to
-// out and returns how many there are. `capacity` is how many entries out holds; it must
-// be at least count(x, n): if x holds more hits, std::logic_error is thrown and nothing
-// is written at out[capacity] or beyond. Asking for avx512_vbmi2 on a CPU without it
-// throws std::logic_error too.
-template <class T>
-std::int64_t write_indices(const T* x, std::int64_t n, std::int64_t* out, std::int64_t capacity,
-                           ScanPath path = ScanPath::best);
+// The non-zero elements of x[0, n) (NaN counts as non-zero, -0.0 as zero), found by the
+// first pass. Temporary memory, from the CPU allocator (so a memory profile shows it):
+// 2 bytes per element reserved, 2 bytes per hit touched.
+class StagedHits {
+public:
+    // Asking for avx512_vbmi2 on a CPU without it throws std::logic_error.
+    template <class T>
+    StagedHits(const T* x, std::int64_t n, ScanPath path = ScanPath::best);
+    ~StagedHits();
+    StagedHits(const StagedHits&) = delete;
+    StagedHits& operator=(const StagedHits&) = delete;
+
+    std::int64_t count() const { return count_; }
+
+    // Calls emit(block_start, positions, hits) for each block that holds hits, in
+    // ascending order: `hits` positions relative to block_start, ascending.
+    template <class Emit>
+    void for_each_block(Emit&& emit) const {
+        const std::uint16_t* positions = positions_;
+        for (std::int64_t block = 0; block < blocks_; ++block) {
+            const std::int64_t hits = block_hits_[block];
+            if (hits != 0) emit(block * kBlock, static_cast<const std::uint16_t*>(positions), hits);
+            positions += hits;
+        }
+    }
+
+    // The second pass of a 1-D nonzero: writes the count() positions as int64 to
+    // out[0, count()), and nothing past it.
+    void write_indices(std::int64_t* out) const;
+
+private:
+    void* scratch_ = nullptr;
+    std::size_t scratch_bytes_ = 0;
+    std::int64_t* block_hits_ = nullptr;  // hits per block
+    std::uint16_t* positions_ = nullptr;  // every block's positions, one after another
+    std::int64_t blocks_ = 0;
+    std::int64_t count_ = 0;
+};
 
 }  // namespace vitals::kernels::nonzero_scan

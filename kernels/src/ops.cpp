@@ -192,38 +192,13 @@ const char* compare_name(CompareOp op) {
     return "compare";
 }
 
-// The count and the writes read an input twice; they agree unless another thread writes
-// it meanwhile (or bool storage holds bytes other than 0 and 1).
-[[noreturn]] void fail_changed_while_scanned(const char* op, const char* input) {
-    fail(op, fmt::format("the {} changed while it was scanned", input));
-}
-
-// Calls emit(start, positions, count) for each chunk of x that starts at `start`, with
-// the positions (relative to start) of its hits, in order; the chunk's buffer stays in L1.
-// `hits` is what the count found: the chunks must hold exactly as many, and emit never
-// sees more.
-template <class T, class Emit>
-void cpu_for_each_hit_chunk(const char* op, const char* input, const T* x, std::int64_t n, std::int64_t hits, Emit&& emit) {
-    constexpr std::int64_t kChunk = 2048;
-    std::int64_t positions[kChunk];
-    std::int64_t written = 0;
-    for (std::int64_t start = 0; start < n; start += kChunk) {
-        const std::int64_t len = std::min(kChunk, n - start);
-        const std::int64_t count = nonzero_scan::write_indices(x + start, len, positions, kChunk);
-        written += count;
-        if (written > hits) fail_changed_while_scanned(op, input);
-        emit(start, static_cast<const std::int64_t*>(positions), count);
-    }
-    if (written != hits) fail_changed_while_scanned(op, input);
-}
-
 // Row-major coordinates of ascending flat indices, carried forward from the previous
 // index: a hit in the same row adds to the last coordinate, and only a step into another
 // row divides. (A division per coordinate per hit made a 2-D nonzero 10x slower than 1-D.)
 // The coordinates live in locals, so that the writes to `out` cannot alias them.
 // `coordinates` (kDims of them) and `previous` are those of the last index written.
 template <std::size_t kDims>
-void unravel_ascending(std::int64_t start, const std::int64_t* positions, std::int64_t count, const Shape& shape,
+void unravel_ascending(std::int64_t start, const std::uint16_t* positions, std::int64_t count, const Shape& shape,
                        std::int64_t* coordinates, std::int64_t& previous, std::int64_t* out) {
     std::array<std::int64_t, kDims> c{};
     std::copy_n(coordinates, kDims, c.begin());
@@ -245,13 +220,13 @@ void unravel_ascending(std::int64_t start, const std::int64_t* positions, std::i
     previous = last;
 }
 
-// Writes the coordinates of a tensor's hits chunk by chunk (the indices ascend across
-// chunks): ranks 2 to 4 carry their coordinates forward, higher ranks divide per hit.
+// Writes the coordinates of a tensor's hits block by block (the indices ascend across
+// blocks): ranks 2 to 4 carry their coordinates forward, higher ranks divide per hit.
 class AscendingUnravel {
 public:
     explicit AscendingUnravel(Shape shape) : shape_(std::move(shape)) {}
 
-    void write(std::int64_t start, const std::int64_t* positions, std::int64_t count, std::int64_t* out) {
+    void write(std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t* out) {
         switch (shape_.size()) {
             case 2: return unravel_ascending<2>(start, positions, count, shape_, coordinates_.data(), previous_, out);
             case 3: return unravel_ascending<3>(start, positions, count, shape_, coordinates_.data(), previous_, out);
@@ -409,23 +384,21 @@ Tensor nonzero(const Tensor& x) {
         }
         return out;
     }
-    // CPU: count, allocate exactly, then write the hits: straight into the result for one
-    // dimension, through an L1 buffer of flat positions for more.
+    // CPU: find the hits, allocate exactly, then write them: widened straight into the
+    // result for one dimension, unravelled for more.
     return with_any_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        const T* values = x.data<T>();
-        const std::int64_t hits = nonzero_scan::count(values, n);
-        Tensor out = Tensor::empty({hits, dims}, DType::i64, Device::cpu);
+        const nonzero_scan::StagedHits hits(x.data<T>(), n);
+        Tensor out = Tensor::empty({hits.count(), dims}, DType::i64, Device::cpu);
         std::int64_t* cursor = out.data<std::int64_t>();
         if (dims == 1) {
-            if (nonzero_scan::write_indices(values, n, cursor, hits) != hits) fail_changed_while_scanned("nonzero", "input");
+            hits.write_indices(cursor);
         } else if (dims > 1) {
             AscendingUnravel unravel(shape);
-            cpu_for_each_hit_chunk("nonzero", "input", values, n, hits,
-                                   [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
-                                       unravel.write(start, positions, count, cursor);
-                                       cursor += count * dims;
-                                   });
+            hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
+                unravel.write(start, positions, count, cursor);
+                cursor += count * dims;
+            });
         }
         return out;
     });
@@ -453,17 +426,15 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
         }
         return with_any_type(mask.dtype(), [&](auto mask_zero) {
             using M = decltype(mask_zero);
-            const M* m = mask.data<M>();
+            const nonzero_scan::StagedHits hits(mask.data<M>(), n);
+            Tensor out = Tensor::empty({hits.count()}, x.dtype(), Device::cpu);
             const T* values = x.data<T>();
-            const std::int64_t hits = nonzero_scan::count(m, n);
-            Tensor out = Tensor::empty({hits}, x.dtype(), Device::cpu);
             T* cursor = out.data<T>();
-            cpu_for_each_hit_chunk("masked_select", "mask", m, n, hits,
-                                   [&](std::int64_t start, const std::int64_t* positions, std::int64_t count) {
-                                       const T* chunk = values + start;
-                                       for (std::int64_t i = 0; i < count; ++i) cursor[i] = chunk[positions[i]];
-                                       cursor += count;
-                                   });
+            hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
+                const T* block = values + start;
+                for (std::int64_t i = 0; i < count; ++i) cursor[i] = block[positions[i]];
+                cursor += count;
+            });
             return out;
         });
     });
