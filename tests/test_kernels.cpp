@@ -133,6 +133,49 @@ TEST(Allocator, LargeHostBlocksAreReused) {
     EXPECT_EQ(k::cached_bytes(Device::cpu), 0);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define VITALS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VITALS_TEST_ASAN 1
+#endif
+#endif
+
+// Under AddressSanitizer the host allocator poisons what a request does not own: the
+// rounding of a block, and a cached block after its free.
+TEST(AllocatorDeathTest, OverrunsAndUsesAfterFreeAreReportedUnderAddressSanitizer) {
+#if defined(VITALS_TEST_ASAN)
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            Tensor small = Tensor::empty({3}, DType::f32);  // a 64-byte block
+            static_cast<volatile char*>(small.raw_data())[12] = 1;
+        },
+        "AddressSanitizer");
+    EXPECT_DEATH(
+        {
+            Tensor large = Tensor::empty({(1 << 16) + 1}, DType::boolean);  // rounded to pages, cached
+            static_cast<volatile char*>(large.raw_data())[(1 << 16) + 1] = 1;
+        },
+        "AddressSanitizer");
+    EXPECT_DEATH(
+        {
+            void* freed = nullptr;
+            {
+                Tensor large = Tensor::empty({1 << 16}, DType::boolean);
+                freed = large.raw_data();
+            }
+            static_cast<volatile char*>(freed)[0] = 1;
+        },
+        "AddressSanitizer");
+    // What a request owns stays usable.
+    Tensor large = Tensor::empty({(1 << 16) + 1}, DType::boolean);
+    static_cast<volatile char*>(large.raw_data())[1 << 16] = 1;
+#else
+    GTEST_SKIP() << "needs an AddressSanitizer build (make test-sanitize)";
+#endif
+}
+
 TEST_P(KernelsByDtype, MatmulEqualsNaiveLoopsForEveryTranspose) {
     const DType dtype = GetParam();
     const std::int64_t m = 7, n = 5, kk = 9;

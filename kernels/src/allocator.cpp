@@ -1,5 +1,6 @@
 #include "vitals/kernels/allocator.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -10,6 +11,17 @@
 #include "cuda_backend.hpp"
 #include "vitals/kernels/cuda_context.hpp"
 #include "vitals/profiler/record_function.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define VITALS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VITALS_ASAN 1
+#endif
+#endif
+#if defined(VITALS_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace vitals::kernels {
 namespace {
@@ -25,6 +37,32 @@ int index_of(Device device) { return device == Device::cpu ? 0 : 1; }
 // (a block the size of the one just freed is still at its mmap threshold), so every
 // large tensor would pay a page fault per 4 KiB on first touch: that measures the
 // kernel's page-fault handler, not the operation.
+// Under AddressSanitizer, a block's bytes past the request (its rounding) and a cached
+// block's every byte are poisoned: an overrun of a tensor's storage, or a use after its
+// free, is reported even where the block would leave room. Nothing without ASan.
+void mark_requested(void* block, std::size_t requested, std::size_t size) {
+#if defined(VITALS_ASAN)
+    ASAN_UNPOISON_MEMORY_REGION(block, requested);
+    ASAN_POISON_MEMORY_REGION(static_cast<char*>(block) + requested, size - requested);
+#else
+    (void)block, (void)requested, (void)size;
+#endif
+}
+void mark_unused(void* block, std::size_t size) {
+#if defined(VITALS_ASAN)
+    ASAN_POISON_MEMORY_REGION(block, size);
+#else
+    (void)block, (void)size;
+#endif
+}
+void mark_released(void* block, std::size_t size) {
+#if defined(VITALS_ASAN)
+    ASAN_UNPOISON_MEMORY_REGION(block, size);
+#else
+    (void)block, (void)size;
+#endif
+}
+
 class HostBlockCache {
 public:
     static constexpr std::size_t kMinCachedBytes = 64 * 1024;
@@ -50,7 +88,10 @@ public:
             free_[bytes].push_back(block);
             cached_bytes_ += bytes;
             if (cached_bytes_ > kMaxCachedBytes) {  // over budget: hand everything back
-                for (auto& [size, blocks] : free_) released.insert(released.end(), blocks.begin(), blocks.end());
+                for (auto& [size, blocks] : free_) {
+                    for (void* b : blocks) mark_released(b, size);
+                    released.insert(released.end(), blocks.begin(), blocks.end());
+                }
                 free_.clear();
                 cached_bytes_ = 0;
             }
@@ -66,7 +107,10 @@ public:
     void release() {
         std::lock_guard lock(mutex_);
         for (auto& [size, blocks] : free_) {
-            for (void* b : blocks) std::free(b);
+            for (void* b : blocks) {
+                mark_released(b, size);
+                std::free(b);
+            }
         }
         free_.clear();
         cached_bytes_ = 0;
@@ -97,28 +141,39 @@ void notify(Device device, const void* address, std::int64_t bytes) {
     }
 }
 
+// aligned_alloc needs a size that is a multiple of the alignment (and not 0).
+std::size_t small_block_size(std::size_t bytes) {
+    return std::max(kHostAlignment, (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment);
+}
+
 void* host_allocate(std::size_t bytes) {
     if (bytes >= HostBlockCache::kMinCachedBytes) {
         const std::size_t size = HostBlockCache::rounded(bytes);
-        if (void* block = host_cache().take(size)) return block;
-        void* block = std::aligned_alloc(HostBlockCache::kPage, size);
+        void* block = host_cache().take(size);
+        if (block == nullptr) block = std::aligned_alloc(HostBlockCache::kPage, size);
         if (block == nullptr) throw std::bad_alloc();
+        mark_requested(block, bytes, size);
         return block;
     }
-    // aligned_alloc needs a size that is a multiple of the alignment (and not 0).
-    const std::size_t size = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
-    void* block = std::aligned_alloc(kHostAlignment, size == 0 ? kHostAlignment : size);
+    const std::size_t size = small_block_size(bytes);
+    void* block = std::aligned_alloc(kHostAlignment, size);
     if (block == nullptr) throw std::bad_alloc();
+    mark_requested(block, bytes, size);
     return block;
 }
 
 void host_deallocate(void* block, std::size_t bytes) noexcept {
     if (bytes >= HostBlockCache::kMinCachedBytes) {
+        const std::size_t size = HostBlockCache::rounded(bytes);
         try {
-            host_cache().give(block, HostBlockCache::rounded(bytes));
+            mark_unused(block, size);
+            host_cache().give(block, size);
             return;
         } catch (...) {  // no memory for the free list: release the block instead
+            mark_released(block, size);
         }
+    } else {
+        mark_released(block, small_block_size(bytes));
     }
     std::free(block);
 }
