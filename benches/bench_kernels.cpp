@@ -104,6 +104,34 @@ void BM_Nonzero(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + written));
 }
 
+// nonzero of a 1024 x 1024 bool mask with range(0) percent hits: two coordinates a row.
+constexpr std::int64_t kSide = 1024;
+void BM_Nonzero2D(benchmark::State& state) {
+    const Tensor x = Tensor::randn({kSide, kSide}, DType::f32, Device::cpu, 1);
+    const Tensor mask = k::gt(x, k::density_threshold(static_cast<double>(state.range(0)) / 100.0));
+    std::size_t written = 0;
+    for (auto _ : state) {
+        const Tensor indices = k::nonzero(mask);
+        written = indices.nbytes();
+        benchmark::DoNotOptimize(indices.raw_data());
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + written));
+}
+
+// masked_select of 1M floats by a bool mask with range(0) percent hits.
+void BM_MaskedSelect(benchmark::State& state) {
+    const Tensor x = Tensor::randn({kSizes[0]}, DType::f32, Device::cpu, 1);
+    const Tensor mask = k::gt(Tensor::randn({kSizes[0]}, DType::f32, Device::cpu, 2),
+                              k::density_threshold(static_cast<double>(state.range(0)) / 100.0));
+    std::size_t written = 0;
+    for (auto _ : state) {
+        const Tensor selected = k::masked_select(x, mask);
+        written = selected.nbytes();
+        benchmark::DoNotOptimize(selected.raw_data());
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + x.nbytes() + written));
+}
+
 // Bytes moved by each op above, so memcpy is measured on the same amount.
 constexpr std::int64_t kReluBytes = 2 * 32 * 1024 * 4;
 constexpr std::int64_t mask_bytes(DType mask_dtype, std::int64_t n) {
@@ -114,6 +142,8 @@ constexpr std::int64_t mask_bytes(DType mask_dtype, std::int64_t n) {
     }
 }
 constexpr std::int64_t nonzero_bytes(std::int64_t percent, std::int64_t n) { return n + 8 * (n * percent / 100); }
+constexpr std::int64_t nonzero_2d_bytes(std::int64_t percent) { return kSide * kSide + 16 * (kSide * kSide * percent / 100); }
+constexpr std::int64_t masked_select_bytes(std::int64_t percent) { return (1 + 4) * kSizes[0] + 4 * (kSizes[0] * percent / 100); }
 constexpr DType kMaskDtypes[] = {DType::boolean, DType::f32, DType::f64};
 constexpr std::int64_t kNonzeroPercents[] = {10, 50};
 
@@ -122,12 +152,18 @@ BENCHMARK(BM_Memcpy)->Arg(kReluBytes);
 BENCHMARK(BM_Mask)->ArgsProduct({{static_cast<int>(DType::boolean), static_cast<int>(DType::f32), static_cast<int>(DType::f64)},
                                  {kSizes[0], kSizes[1]}});
 BENCHMARK(BM_Nonzero)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0], kSizes[1]}});
+BENCHMARK(BM_Nonzero2D)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
+BENCHMARK(BM_MaskedSelect)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
 // The memcpy yardsticks of the same byte counts.
 void register_memcpy_yardsticks() {
     std::set<std::int64_t> sizes;  // a bool mask and nonzero at 50% move the same bytes
     for (const std::int64_t n : kSizes) {
         for (const DType dtype : kMaskDtypes) sizes.insert(mask_bytes(dtype, n));
         for (const std::int64_t percent : kNonzeroPercents) sizes.insert(nonzero_bytes(percent, n));
+    }
+    for (const std::int64_t percent : kNonzeroPercents) {
+        sizes.insert(nonzero_2d_bytes(percent));
+        sizes.insert(masked_select_bytes(percent));
     }
     for (const std::int64_t bytes : sizes) benchmark::RegisterBenchmark("BM_Memcpy", BM_Memcpy)->Arg(bytes);
 }
@@ -210,6 +246,13 @@ public:
                 ratio(fmt::format("BM_Nonzero/{}/{}", percent, n), fmt::format("BM_Memcpy/{}", nonzero_bytes(percent, n)),
                       bytes_per_second_);
             }
+        }
+        for (const std::int64_t percent : kNonzeroPercents) {
+            ratio(fmt::format("BM_Nonzero2D/{}", percent), fmt::format("BM_Memcpy/{}", nonzero_2d_bytes(percent)), bytes_per_second_);
+        }
+        for (const std::int64_t percent : kNonzeroPercents) {
+            ratio(fmt::format("BM_MaskedSelect/{}", percent), fmt::format("BM_Memcpy/{}", masked_select_bytes(percent)),
+                  bytes_per_second_);
         }
         fmt::print("\nMASK INDICES before / after on the CPU (target >= 3):\n");
         ratio("BM_MaskIndices/after:0/pct:10", "BM_MaskIndices/after:1/pct:10", times_);

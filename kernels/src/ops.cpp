@@ -18,6 +18,10 @@
 #include "cuda_backend.hpp"
 #include "elementwise.hpp"
 #include "nonzero_scan.hpp"
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #include "vitals/kernels/cuda_context.hpp"
 #include "vitals/kernels/op_hooks.hpp"
 
@@ -192,45 +196,99 @@ const char* compare_name(CompareOp op) {
     return "compare";
 }
 
-// Row-major coordinates of ascending flat indices, carried forward from the previous
-// index: a hit in the same row adds to the last coordinate, and only a step into another
-// row divides. (A division per coordinate per hit made a 2-D nonzero 10x slower than 1-D.)
-// The coordinates live in locals, so that the writes to `out` cannot alias them.
-// `coordinates` (kDims of them) and `previous` are those of the last index written.
+// The row (a run of the last dimension) that the latest hit fell in: its flat range
+// and its leading coordinates. No row yet: end == 0.
+struct CurrentRow {
+    std::int64_t begin = 0;
+    std::int64_t end = 0;
+    std::array<std::int64_t, 3> lead{};  // ranks 2 to 4 use the first dims() - 1
+};
+
+// Row-major coordinates of ascending flat indices, a row at a time: a hit in the current
+// row writes the row's leading coordinates and its offset in the row; only a step into
+// another row moves the row (a carry into the next one, a division to one further on).
+// No hit waits on the one before, and a division per coordinate per hit (which made a
+// 2-D nonzero 10x slower than 1-D) happens once per row with hits at most.
 template <std::size_t kDims>
 void unravel_ascending(std::int64_t start, const std::uint16_t* positions, std::int64_t count, const Shape& shape,
-                       std::int64_t* coordinates, std::int64_t& previous, std::int64_t* out) {
-    std::array<std::int64_t, kDims> c{};
-    std::copy_n(coordinates, kDims, c.begin());
+                       CurrentRow& row, std::int64_t* out) {
+    constexpr std::size_t kLead = kDims - 1;
     std::array<std::int64_t, kDims> extent{};
     std::copy_n(shape.begin(), kDims, extent.begin());
-    std::int64_t last = previous;
-    for (std::int64_t i = 0; i < count; ++i, out += kDims) {
-        const std::int64_t flat = start + positions[i];
-        c[kDims - 1] += flat - last;
-        last = flat;
-        for (std::size_t d = kDims - 1; d > 0 && c[d] >= extent[d]; --d) {
-            const std::int64_t carry = c[d] / extent[d];
-            c[d] -= carry * extent[d];
-            c[d - 1] += carry;
+    const std::int64_t width = extent[kLead];
+    // Locals, so that the writes to `out` cannot alias them.
+    std::array<std::int64_t, kLead> lead{};
+    std::copy_n(row.lead.begin(), kLead, lead.begin());
+    std::int64_t begin = row.begin;
+    std::int64_t end = row.end;
+    std::int64_t i = 0;
+    while (i < count) {
+        // Eight hits in the current row: no branch between them, which the compiler
+        // turns into vector code.
+        constexpr std::int64_t kGroup = 8;
+        for (; i + kGroup <= count && start + positions[i + kGroup - 1] < end; i += kGroup, out += kGroup * kDims) {
+#if defined(__AVX2__)
+            if constexpr (kDims == 2) {
+                // Rows of (row, column): 4 columns widened at once, paired with the row.
+                const __m256i row_index = _mm256_set1_epi64x(lead[0]);
+                const __m256i offset = _mm256_set1_epi64x(start - begin);
+                for (std::int64_t j = 0; j < kGroup; j += 4) {
+                    const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(positions + i + j));
+                    const __m256i column = _mm256_add_epi64(_mm256_cvtepu16_epi64(four), offset);
+                    const __m256i even = _mm256_unpacklo_epi64(row_index, column);  // hits 0 and 2
+                    const __m256i odd = _mm256_unpackhi_epi64(row_index, column);   // hits 1 and 3
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j), _mm256_permute2x128_si256(even, odd, 0x20));
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j + 4), _mm256_permute2x128_si256(even, odd, 0x31));
+                }
+                continue;
+            }
+#endif
+            for (std::int64_t j = 0; j < kGroup; ++j) {
+                for (std::size_t d = 0; d < kLead; ++d) out[j * static_cast<std::int64_t>(kDims) + static_cast<std::int64_t>(d)] = lead[d];
+                out[j * static_cast<std::int64_t>(kDims) + static_cast<std::int64_t>(kLead)] = start + positions[i + j] - begin;
+            }
         }
-        for (std::size_t d = 0; d < kDims; ++d) out[d] = c[d];
+        if (i == count) break;
+        const std::int64_t flat = start + positions[i];
+        if (flat >= end) {
+            if (end != 0 && flat < end + width) {
+                begin = end;
+                ++lead[kLead - 1];
+                for (std::size_t d = kLead - 1; d > 0 && lead[d] == extent[d]; --d) {
+                    lead[d] = 0;
+                    ++lead[d - 1];
+                }
+            } else {
+                std::int64_t rest = flat / width;
+                begin = rest * width;
+                for (std::size_t d = kLead; d-- > 0;) {
+                    lead[d] = rest % extent[d];
+                    rest /= extent[d];
+                }
+            }
+            end = begin + width;
+        }
+        for (std::size_t d = 0; d < kLead; ++d) out[d] = lead[d];
+        out[kLead] = flat - begin;
+        ++i;
+        out += kDims;
     }
-    std::copy_n(c.begin(), kDims, coordinates);
-    previous = last;
+    std::copy_n(lead.begin(), kLead, row.lead.begin());
+    row.begin = begin;
+    row.end = end;
 }
 
 // Writes the coordinates of a tensor's hits block by block (the indices ascend across
-// blocks): ranks 2 to 4 carry their coordinates forward, higher ranks divide per hit.
+// blocks): ranks 2 to 4 a row at a time, higher ranks by a division per hit.
 class AscendingUnravel {
 public:
     explicit AscendingUnravel(Shape shape) : shape_(std::move(shape)) {}
 
     void write(std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t* out) {
         switch (shape_.size()) {
-            case 2: return unravel_ascending<2>(start, positions, count, shape_, coordinates_.data(), previous_, out);
-            case 3: return unravel_ascending<3>(start, positions, count, shape_, coordinates_.data(), previous_, out);
-            case 4: return unravel_ascending<4>(start, positions, count, shape_, coordinates_.data(), previous_, out);
+            case 2: return unravel_ascending<2>(start, positions, count, shape_, row_, out);
+            case 3: return unravel_ascending<3>(start, positions, count, shape_, row_, out);
+            case 4: return unravel_ascending<4>(start, positions, count, shape_, row_, out);
             default: break;
         }
         const auto dims = static_cast<std::int64_t>(shape_.size());
@@ -246,8 +304,7 @@ public:
 
 private:
     Shape shape_;
-    std::int64_t previous_ = 0;
-    std::array<std::int64_t, 4> coordinates_{};  // ranks 2 to 4 use the first dims()
+    CurrentRow row_;
 };
 
 }  // namespace
