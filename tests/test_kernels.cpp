@@ -373,17 +373,26 @@ TEST(MaskedSelect, KeepsTheSelectedValuesInOrder) {
     EXPECT_EQ(k::masked_select(x, k::gt(x, 10.0)).numel(), 0);
 }
 
-TEST(MaskedSelect, ManyChunksAndEveryMaskDtype) {
-    // 3 chunks of 2048 and a partial one, with a mask of each dtype.
-    const std::int64_t n = 3 * 2048 + 77;
-    const Tensor x = Tensor::randn({n}, DType::f64, Device::cpu, 5);
-    const auto values = x.to_vector<double>();
-    std::vector<double> expected;
-    for (const double v : values) {
-        if (v > 0.3) expected.push_back(v);
-    }
-    for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) {
-        EXPECT_EQ(k::masked_select(x, k::gt(x, 0.3, mask_dtype)).to_vector<double>(), expected) << k::dtype_name(mask_dtype);
+TEST(MaskedSelect, EveryDensityValueAndMaskDtypeAcrossBlocks) {
+    // Two blocks of staged positions and a partial one; sparse masks (a gather at the
+    // staged positions) and dense ones (a compress of the values, on AVX-512).
+    const std::int64_t n = 2 * 65536 + 77;
+    for (DType value_dtype : {DType::f32, DType::f64}) {
+        const Tensor x = Tensor::randn({n}, value_dtype, Device::cpu, 5);
+        const auto as_doubles = [&](const Tensor& t) { return value_dtype == DType::f32 ? values<float>(t) : values<double>(t); };
+        const std::vector<double> all = as_doubles(x);
+        for (const double threshold : {2.0, 1.5, 0.3, -2.0}) {  // about 2%, 7%, 38%, 98% hits
+            std::vector<double> expected;
+            for (const double v : all) {
+                if (v > threshold) expected.push_back(v);
+            }
+            for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) {
+                const Tensor selected = k::masked_select(x, k::gt(x, threshold, mask_dtype));
+                ASSERT_EQ(selected.numel(), static_cast<std::int64_t>(expected.size()));
+                EXPECT_EQ(as_doubles(selected), expected)
+                    << k::dtype_name(value_dtype) << " by " << k::dtype_name(mask_dtype) << " mask, x > " << threshold;
+            }
+        }
     }
 }
 

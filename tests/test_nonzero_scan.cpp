@@ -156,6 +156,59 @@ TEST(NonzeroScan, BlocksOfStagedPositionsMeetExactly) {
     expect_scan_matches(all, "int64, every element");
 }
 
+// compress_values against a plain loop: every length around a register and a word,
+// every density, into an output of exactly the right size followed by sentinels.
+template <class T, class M>
+void check_compress_values() {
+    for (const std::int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4099}) {
+        for (const double density : {0.0, 0.1, 0.5, 0.9, 1.0}) {
+            const Values<M> mask = random_mask<M>(n, density, static_cast<unsigned>(n) + 3);
+            Values<T> values(static_cast<std::size_t>(n));
+            for (std::size_t i = 0; i < values.size; ++i) values.data[i] = static_cast<T>(i) + T(0.5);
+            std::vector<T> expected;
+            for (std::size_t i = 0; i < values.size; ++i) {
+                if (mask.data[i] != M(0)) expected.push_back(values.data[i]);
+            }
+            const auto count = static_cast<std::int64_t>(expected.size());
+            const T sentinel = T(-77);
+            std::vector<T> out(expected.size() + 40, sentinel);
+            scan::compress_values(mask.data.get(), values.data.get(), n, out.data(), count);
+            const std::string where = "n=" + std::to_string(n) + " density=" + std::to_string(density);
+            EXPECT_EQ(std::vector<T>(out.begin(), out.begin() + count), expected) << where;
+            for (std::size_t i = expected.size(); i < out.size(); ++i) ASSERT_EQ(out[i], sentinel) << where << ", entry " << i;
+        }
+    }
+}
+
+TEST(NonzeroScan, CompressedValuesMatchAPlainLoop) {
+    if (!scan::avx512_vbmi2_supported()) GTEST_SKIP() << "compress_values needs AVX-512, which this CPU lacks";
+    check_compress_values<float, bool>();
+    check_compress_values<float, double>();
+    check_compress_values<double, float>();
+    check_compress_values<double, std::int64_t>();
+}
+
+TEST(NonzeroScan, CompressingAChangedMaskIsRefusedNotOverrun) {
+    if (!scan::avx512_vbmi2_supported()) {
+        const std::vector<float> x(4, 1.0f);
+        std::vector<float> out(4);
+        EXPECT_THROW(scan::compress_values(x.data(), x.data(), 4, out.data(), 4), std::logic_error);
+        GTEST_SKIP() << "compress_values needs AVX-512, which this CPU lacks; its refusal was checked";
+    }
+    // A count smaller than the mask's hits, as if the mask gained hits after it was
+    // staged: refused before anything is written past the count, even one entry.
+    const std::vector<float> mask(200, 1.0f);
+    const std::vector<float> values(200, 2.0f);
+    for (const std::int64_t count : {150, 199}) {
+        std::vector<float> out(250, -1.0f);
+        EXPECT_THROW(scan::compress_values(mask.data(), values.data(), 200, out.data(), count), std::logic_error);
+        for (auto i = static_cast<std::size_t>(count); i < out.size(); ++i) ASSERT_EQ(out[i], -1.0f) << "count " << count << ", entry " << i;
+    }
+    std::vector<float> out(250, -1.0f);
+    // A count larger than the hits: refused too, rather than leaving entries unwritten.
+    EXPECT_THROW(scan::compress_values(mask.data(), values.data(), 200, out.data(), 201), std::logic_error);
+}
+
 TEST(NonzeroScan, TheWidePathRunsOnlyWhereTheCpuHasIt) {
     const std::vector<float> x(10, 1.0f);
     if (scan::avx512_vbmi2_supported()) {

@@ -262,9 +262,66 @@ VITALS_AVX512_TARGET std::int64_t stage_avx512(const T* x, std::int64_t n, std::
     }
     return staged;
 }
+
+[[noreturn]] void fail_mask_changed() {
+    throw std::logic_error("masked_select: the mask changed while it was read (another thread writes it?)");
+}
+
+// The values at one word's hits, a register at a time; the store writes the packed ones
+// only, so never past `out`. A partial word (kFull false) loads its hit lanes only, so
+// never past the input.
+template <bool kFull, class T>
+VITALS_AVX512_TARGET inline void compress_word(std::uint64_t bits, const T* values, T* out) {
+    if constexpr (std::is_same_v<T, float>) {
+        for (int j = 0; j < 64; j += 16, bits >>= 16) {
+            const auto lanes = static_cast<__mmask16>(bits);
+            const int hits = std::popcount(static_cast<std::uint32_t>(lanes));
+            const __m512 loaded = kFull ? _mm512_loadu_ps(values + j) : _mm512_maskz_loadu_ps(lanes, values + j);
+            _mm512_mask_storeu_ps(out, static_cast<__mmask16>((1u << hits) - 1), _mm512_maskz_compress_ps(lanes, loaded));
+            out += hits;
+        }
+    } else {
+        static_assert(std::is_same_v<T, double>);
+        for (int j = 0; j < 64; j += 8, bits >>= 8) {
+            const auto lanes = static_cast<__mmask8>(bits);
+            const int hits = std::popcount(static_cast<std::uint32_t>(lanes));
+            const __m512d loaded = kFull ? _mm512_loadu_pd(values + j) : _mm512_maskz_loadu_pd(lanes, values + j);
+            _mm512_mask_storeu_pd(out, static_cast<__mmask8>((1u << hits) - 1), _mm512_maskz_compress_pd(lanes, loaded));
+            out += hits;
+        }
+    }
+}
+
+template <class T, class M>
+VITALS_AVX512_TARGET void compress_values_avx512(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count) {
+    std::int64_t written = 0;
+    for (std::int64_t i = 0; i < n; i += kWord) {
+        const std::int64_t len = std::min(kWord, n - i);
+        const bool full = len == kWord;
+        const std::uint64_t bits = full ? hit_bits_avx512(mask + i) : partial_hit_bits(mask + i, len);
+        const int hits = std::popcount(bits);
+        if (written + hits > count) fail_mask_changed();
+        if (full) {
+            compress_word<true>(bits, values + i, out + written);
+        } else {
+            compress_word<false>(bits, values + i, out + written);
+        }
+        written += hits;
+    }
+    if (written != count) fail_mask_changed();
+}
 #endif
 
 }  // namespace
+
+template <class T, class M>
+void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count) {
+#if defined(VITALS_SCAN_AVX512)
+    if (avx512_vbmi2_supported()) return compress_values_avx512(mask, values, n, out, count);
+#endif
+    (void)mask, (void)values, (void)n, (void)out, (void)count;
+    throw std::logic_error("nonzero_scan::compress_values: this CPU does not run AVX-512");
+}
 
 template <class T>
 StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path) {
@@ -315,5 +372,17 @@ template StagedHits::StagedHits(const float*, std::int64_t, ScanPath);
 template StagedHits::StagedHits(const double*, std::int64_t, ScanPath);
 template StagedHits::StagedHits(const bool*, std::int64_t, ScanPath);
 template StagedHits::StagedHits(const std::int64_t*, std::int64_t, ScanPath);
+
+#define VITALS_COMPRESS_VALUES(T, M) \
+    template void compress_values<T, M>(const M*, const T*, std::int64_t, T*, std::int64_t);
+VITALS_COMPRESS_VALUES(float, float)
+VITALS_COMPRESS_VALUES(float, double)
+VITALS_COMPRESS_VALUES(float, bool)
+VITALS_COMPRESS_VALUES(float, std::int64_t)
+VITALS_COMPRESS_VALUES(double, float)
+VITALS_COMPRESS_VALUES(double, double)
+VITALS_COMPRESS_VALUES(double, bool)
+VITALS_COMPRESS_VALUES(double, std::int64_t)
+#undef VITALS_COMPRESS_VALUES
 
 }  // namespace vitals::kernels::nonzero_scan

@@ -65,4 +65,13 @@ private:
     std::int64_t count_ = 0;
 };
 
+// masked_select's second pass for a dense mask on AVX-512 (where avx512_vbmi2_supported()):
+// the values where mask[0, n) is non-zero, in order, compressed a register at a time
+// (16 floats or 8 doubles), which beats a gather at the staged positions once hits are
+// common. `count` is what StagedHits counted on the mask: exactly that many values are
+// written, and nothing at out[count] or beyond. Throws std::logic_error if the mask now
+// holds more or fewer hits (it changed since it was staged), or on a CPU without AVX-512.
+template <class T, class M>
+void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count);
+
 }  // namespace vitals::kernels::nonzero_scan

@@ -487,6 +487,14 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
             Tensor out = Tensor::empty({hits.count()}, x.dtype(), Device::cpu);
             const T* values = x.data<T>();
             T* cursor = out.data<T>();
+            // Hits common enough: a compress of the values, whose cost follows the elements,
+            // beats a gather at the staged positions, whose cost follows the hits
+            // (measured crossover on Zen 4, 1M floats: 20-25% hits).
+            constexpr std::int64_t kDenseSelect = 4;
+            if (nonzero_scan::avx512_vbmi2_supported() && hits.count() * kDenseSelect >= n) {
+                nonzero_scan::compress_values(mask.data<M>(), values, n, cursor, hits.count());
+                return out;
+            }
             hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
                 const T* block = values + start;
                 for (std::int64_t i = 0; i < count; ++i) cursor[i] = block[positions[i]];
