@@ -18,12 +18,12 @@
 #include "cuda_backend.hpp"
 #include "elementwise.hpp"
 #include "nonzero_scan.hpp"
+#include "vitals/kernels/cuda_context.hpp"
+#include "vitals/kernels/op_hooks.hpp"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
-#include "vitals/kernels/cuda_context.hpp"
-#include "vitals/kernels/op_hooks.hpp"
 
 namespace vitals::kernels {
 namespace {
@@ -204,6 +204,37 @@ struct CurrentRow {
     std::array<std::int64_t, 3> lead{};  // ranks 2 to 4 use the first dims() - 1
 };
 
+// Hits a group of unravel_ascending writes at once, all in one row.
+constexpr std::int64_t kRowGroup = 8;
+
+// Writes kRowGroup hits of one row: the row's leading coordinates and each hit's column
+// (its flat index minus `row_begin`). No branch between them.
+template <std::size_t kDims>
+void write_row_group(const std::array<std::int64_t, kDims - 1>& lead, std::int64_t start, std::int64_t row_begin,
+                     const std::uint16_t* positions, std::int64_t* out) {
+    constexpr auto kStride = static_cast<std::int64_t>(kDims);
+#if defined(__AVX2__)
+    if constexpr (kDims == 2) {
+        // (row, column) pairs: 4 columns widened at once, interleaved with the row.
+        const __m256i row_index = _mm256_set1_epi64x(lead[0]);
+        const __m256i offset = _mm256_set1_epi64x(start - row_begin);
+        for (std::int64_t j = 0; j < kRowGroup; j += 4) {
+            const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(positions + j));
+            const __m256i column = _mm256_add_epi64(_mm256_cvtepu16_epi64(four), offset);
+            const __m256i even = _mm256_unpacklo_epi64(row_index, column);  // hits 0 and 2
+            const __m256i odd = _mm256_unpackhi_epi64(row_index, column);   // hits 1 and 3
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j), _mm256_permute2x128_si256(even, odd, 0x20));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j + 4), _mm256_permute2x128_si256(even, odd, 0x31));
+        }
+        return;
+    }
+#endif
+    for (std::int64_t j = 0; j < kRowGroup; ++j, out += kStride) {
+        std::copy(lead.begin(), lead.end(), out);
+        out[kStride - 1] = start + positions[j] - row_begin;
+    }
+}
+
 // Row-major coordinates of ascending flat indices, a row at a time: a hit in the current
 // row writes the row's leading coordinates and its offset in the row; only a step into
 // another row moves the row (a carry into the next one, a division to one further on).
@@ -223,30 +254,10 @@ void unravel_ascending(std::int64_t start, const std::uint16_t* positions, std::
     std::int64_t end = row.end;
     std::int64_t i = 0;
     while (i < count) {
-        // Eight hits in the current row: no branch between them, which the compiler
-        // turns into vector code.
-        constexpr std::int64_t kGroup = 8;
-        for (; i + kGroup <= count && start + positions[i + kGroup - 1] < end; i += kGroup, out += kGroup * kDims) {
-#if defined(__AVX2__)
-            if constexpr (kDims == 2) {
-                // Rows of (row, column): 4 columns widened at once, paired with the row.
-                const __m256i row_index = _mm256_set1_epi64x(lead[0]);
-                const __m256i offset = _mm256_set1_epi64x(start - begin);
-                for (std::int64_t j = 0; j < kGroup; j += 4) {
-                    const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(positions + i + j));
-                    const __m256i column = _mm256_add_epi64(_mm256_cvtepu16_epi64(four), offset);
-                    const __m256i even = _mm256_unpacklo_epi64(row_index, column);  // hits 0 and 2
-                    const __m256i odd = _mm256_unpackhi_epi64(row_index, column);   // hits 1 and 3
-                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j), _mm256_permute2x128_si256(even, odd, 0x20));
-                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j + 4), _mm256_permute2x128_si256(even, odd, 0x31));
-                }
-                continue;
-            }
-#endif
-            for (std::int64_t j = 0; j < kGroup; ++j) {
-                for (std::size_t d = 0; d < kLead; ++d) out[j * static_cast<std::int64_t>(kDims) + static_cast<std::int64_t>(d)] = lead[d];
-                out[j * static_cast<std::int64_t>(kDims) + static_cast<std::int64_t>(kLead)] = start + positions[i + j] - begin;
-            }
+        // Whole groups while they stay in the current row (the indices ascend, so the
+        // group's last decides).
+        for (; i + kRowGroup <= count && start + positions[i + kRowGroup - 1] < end; i += kRowGroup, out += kRowGroup * kDims) {
+            write_row_group<kDims>(lead, start, begin, positions + i, out);
         }
         if (i == count) break;
         const std::int64_t flat = start + positions[i];
