@@ -145,6 +145,7 @@ TEST(Allocator, LargeHostBlocksAreReused) {
 // rounding of a block, and a cached block after its free.
 TEST(AllocatorDeathTest, OverrunsAndUsesAfterFreeAreReportedUnderAddressSanitizer) {
 #if defined(VITALS_TEST_ASAN)
+    const std::string style = GTEST_FLAG_GET(death_test_style);
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_DEATH(
         {
@@ -168,6 +169,7 @@ TEST(AllocatorDeathTest, OverrunsAndUsesAfterFreeAreReportedUnderAddressSanitize
             static_cast<volatile char*>(freed)[0] = 1;
         },
         "AddressSanitizer");
+    GTEST_FLAG_SET(death_test_style, style);
     // What a request owns stays usable.
     Tensor large = Tensor::empty({(1 << 16) + 1}, DType::boolean);
     static_cast<volatile char*>(large.raw_data())[1 << 16] = 1;
@@ -325,13 +327,15 @@ TEST(Nonzero, RandomMasksOfEveryDtypeMatchAScan) {
 }
 
 TEST(Nonzero, CoordinatesOfEveryRankMatchDivision) {
-    // Ranks 2-4 carry coordinates forward from hit to hit; rank 5 divides. Sparse masks
-    // jump several rows at once, extents of 1 always carry, and chunks (2048 elements)
-    // end mid-row.
-    const std::vector<k::Shape> shapes = {{3000, 7}, {7, 3000}, {1, 5000}, {5000, 1}, {40, 1, 130},
-                                          {9, 11, 13, 17}, {3, 4, 5, 6, 7}};
+    // Ranks 2-4 go a row at a time; rank 5 divides. Sparse masks jump several rows at
+    // once (or leave whole blocks empty), extents of 1 step a row at every hit, and rows
+    // straddle the blocks of staged positions (65536 elements), which hand the current
+    // row on from one to the next.
+    const std::vector<k::Shape> shapes = {{3000, 7},         {7, 3000},      {1, 5000},       {5000, 1},
+                                          {40, 1, 130},      {9, 11, 13, 17}, {3, 4, 5, 6, 7}, {3, 40000},
+                                          {2, 300, 250},     {140000, 1},     {2, 2, 3, 20000}};
     for (const k::Shape& shape : shapes) {
-        for (const double density : {0.001, 0.1, 0.5, 1.0}) {
+        for (const double density : {0.00002, 0.001, 0.1, 0.5, 1.0}) {
             std::int64_t n = 1;
             for (const std::int64_t extent : shape) n *= extent;
             std::mt19937 engine(static_cast<unsigned>(n));
@@ -386,11 +390,16 @@ TEST(MaskedSelect, EveryDensityValueAndMaskDtypeAcrossBlocks) {
             for (const double v : all) {
                 if (v > threshold) expected.push_back(v);
             }
-            for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) {
-                const Tensor selected = k::masked_select(x, k::gt(x, threshold, mask_dtype));
+            std::vector<Tensor> masks;
+            for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) masks.push_back(k::gt(x, threshold, mask_dtype));
+            std::vector<std::int64_t> as_int64(all.size());
+            for (std::size_t i = 0; i < all.size(); ++i) as_int64[i] = all[i] > threshold ? -3 : 0;
+            masks.push_back(Tensor::from_vector<std::int64_t>({n}, as_int64));
+            for (const Tensor& mask : masks) {
+                const Tensor selected = k::masked_select(x, mask);
                 ASSERT_EQ(selected.numel(), static_cast<std::int64_t>(expected.size()));
                 EXPECT_EQ(as_doubles(selected), expected)
-                    << k::dtype_name(value_dtype) << " by " << k::dtype_name(mask_dtype) << " mask, x > " << threshold;
+                    << k::dtype_name(value_dtype) << " by " << k::dtype_name(mask.dtype()) << " mask, x > " << threshold;
             }
         }
     }

@@ -156,6 +156,33 @@ TEST(NonzeroScan, BlocksOfStagedPositionsMeetExactly) {
     expect_scan_matches(all, "int64, every element");
 }
 
+TEST(NonzeroScan, BoolBytesOtherThanOneAreHitsInPlace) {
+    // Bool storage written as raw bytes: any non-zero byte is one hit at its own position,
+    // in full words (vector compares) and in the last, partial word (one at a time).
+    constexpr std::int64_t n = 100;
+    Values<bool> mask(n);
+    auto* bytes = reinterpret_cast<unsigned char*>(mask.data.get());
+    bytes[5] = 0x02;
+    bytes[70] = 0x40;
+    bytes[98] = 0x80;
+    bytes[99] = 0x02;
+    const std::vector<std::int64_t> expected = {5, 70, 98, 99};
+    for (const scan::ScanPath path : available_paths()) {
+        const scan::StagedHits staged(mask.data.get(), n, path);
+        ASSERT_EQ(staged.count(), 4);
+        std::vector<std::int64_t> out(4);
+        staged.write_indices(out.data());
+        EXPECT_EQ(out, expected) << (path == scan::ScanPath::baseline ? "baseline" : "AVX-512 VBMI2");
+    }
+    if (scan::avx512_vbmi2_supported()) {
+        std::vector<float> values(n);
+        for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = static_cast<float>(i);
+        std::vector<float> selected(4);
+        scan::compress_values(mask.data.get(), values.data(), n, selected.data(), 4);
+        EXPECT_EQ(selected, (std::vector<float>{5, 70, 98, 99}));
+    }
+}
+
 // compress_values against a plain loop: every length around a register and a word,
 // every density, into an output of exactly the right size followed by sentinels.
 template <class T, class M>

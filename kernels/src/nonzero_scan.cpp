@@ -3,10 +3,10 @@
 // - The first pass stages 16-bit positions, not the int64 result: it needs no count
 //   beforehand, so the input is read once, and its stores are a quarter as wide.
 // - With AVX-512 VBMI2 (checked at run time), one byte compress packs the positions of
-//   a word's hits, widened to 16 bits in one store of 32: a few instructions per word
-//   whatever the density, and no branch that the density makes unpredictable.
-// - Otherwise (the compiled baseline, AVX2 by default), a sparse word stages each hit
-//   from its bit position (count trailing zeros), so the cost follows the hits; a dense
+//   a word's hits, widened to 16 bits in one store of 32 (two past 32 hits): a few
+//   instructions per word whatever the density.
+// - Otherwise (the compiled baseline, AVX2 by default), a sparse word stages its hits
+//   four at a time from their bit positions (count trailing zeros); a dense
 //   word expands each byte of hit bits through a table of positions, 8 lanes at a time,
 //   advancing by the byte's popcount.
 // - The second pass is a plain widening copy, 16 to 64 bits plus the block's start.
@@ -42,20 +42,27 @@ namespace vitals::kernels::nonzero_scan {
 namespace {
 
 constexpr std::int64_t kWord = 64;  // elements per word of hit bits
-// The most positions a word's staging writes past its last hit: AVX-512 stores 32 at a
-// time, the dense baseline 8 from the last byte's first hit, a sparse word up to 4.
+// The most positions a word's staging writes past its last hit (which the next word
+// overwrites): AVX-512 stores 32 at a time, a dense baseline word up to 8 past its last
+// hit, a sparse one up to 4.
 constexpr std::int64_t kStagingSlack = 32;
-
-// Stages the `hits` hits of a word whose elements start `offset` elements into their
-// block, and at most kStagingSlack positions more.
-using WordStager = void (*)(std::uint64_t bits, int hits, unsigned offset, std::uint16_t* out);
 
 // Hit bits of len <= kWord elements, one at a time: the last, partial word, and every
 // word where the build has no vector code.
 template <class T>
 std::uint64_t partial_hit_bits(const T* x, std::int64_t len) {
     std::uint64_t bits = 0;
-    for (std::int64_t j = 0; j < len; ++j) bits |= std::uint64_t{elementwise::IsNonZero<T>{}(x[j])} << j;
+    for (std::int64_t j = 0; j < len; ++j) {
+        bool hit = false;
+        if constexpr (sizeof(T) == 1) {
+            // A bool's byte, compared as the vector paths compare it: a byte other than 0
+            // and 1 (storage written as raw bytes) is a hit, never a bit shifted elsewhere.
+            hit = reinterpret_cast<const unsigned char*>(x)[j] != 0;
+        } else {
+            hit = elementwise::IsNonZero<T>{}(x[j]);
+        }
+        bits |= std::uint64_t{hit} << j;
+    }
     return bits;
 }
 
@@ -267,13 +274,13 @@ VITALS_AVX512_TARGET std::int64_t stage_avx512(const T* x, std::int64_t n, std::
     throw std::logic_error("masked_select: the mask changed while it was read (another thread writes it?)");
 }
 
-// The values at one word's hits, a register at a time; the store writes the packed ones
-// only, so never past `out`. A partial word (kFull false) loads its hit lanes only, so
-// never past the input.
+// The values at the hits of a word of `len` elements, a register at a time; the store
+// writes the packed ones only, so never past `out`. A partial word (kFull false) loads
+// its hit lanes only, so never past the input.
 template <bool kFull, class T>
-VITALS_AVX512_TARGET inline void compress_word(std::uint64_t bits, const T* values, T* out) {
+VITALS_AVX512_TARGET inline void compress_word(std::uint64_t bits, const T* values, std::int64_t len, T* out) {
     if constexpr (std::is_same_v<T, float>) {
-        for (int j = 0; j < 64; j += 16, bits >>= 16) {
+        for (int j = 0; j < len; j += 16, bits >>= 16) {
             const auto lanes = static_cast<__mmask16>(bits);
             const int hits = std::popcount(static_cast<std::uint32_t>(lanes));
             const __m512 loaded = kFull ? _mm512_loadu_ps(values + j) : _mm512_maskz_loadu_ps(lanes, values + j);
@@ -282,7 +289,7 @@ VITALS_AVX512_TARGET inline void compress_word(std::uint64_t bits, const T* valu
         }
     } else {
         static_assert(std::is_same_v<T, double>);
-        for (int j = 0; j < 64; j += 8, bits >>= 8) {
+        for (int j = 0; j < len; j += 8, bits >>= 8) {
             const auto lanes = static_cast<__mmask8>(bits);
             const int hits = std::popcount(static_cast<std::uint32_t>(lanes));
             const __m512d loaded = kFull ? _mm512_loadu_pd(values + j) : _mm512_maskz_loadu_pd(lanes, values + j);
@@ -302,9 +309,9 @@ VITALS_AVX512_TARGET void compress_values_avx512(const M* mask, const T* values,
         const int hits = std::popcount(bits);
         if (written + hits > count) fail_mask_changed();
         if (full) {
-            compress_word<true>(bits, values + i, out + written);
+            compress_word<true>(bits, values + i, kWord, out + written);
         } else {
-            compress_word<false>(bits, values + i, out + written);
+            compress_word<false>(bits, values + i, len, out + written);
         }
         written += hits;
     }

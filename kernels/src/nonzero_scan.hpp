@@ -2,8 +2,9 @@
 // input once and stages each hit as a 16-bit position inside its block of kBlock
 // elements, counting them; the caller then allocates its result at the exact size, and
 // the second pass writes it from the staged positions alone (the input is not read
-// again, so the count and the writes always agree). Host-only; instantiated for the
-// tensor element types (float, double, bool, std::int64_t).
+// again, so the count and the writes always agree). A dense masked_select on AVX-512
+// reads the mask again instead (compress_values), and checks the count. Host-only;
+// instantiated for the tensor element types (float, double, bool, std::int64_t).
 #pragma once
 
 #include <cstddef>
@@ -15,7 +16,8 @@ namespace vitals::kernels::nonzero_scan {
 inline constexpr std::int64_t kBlock = std::int64_t{1} << 16;
 
 // The scan takes 64 elements at a time; on the baseline path of an AVX2 build a word of
-// up to this many hits is staged hit by hit, a denser one through a table of positions
+// up to this many hits is staged from its bit positions, four at a time, a denser one
+// through a table of positions
 // (measured crossover on Zen 4: 24-32). Without AVX2 every word goes hit by hit.
 inline constexpr int kSparseWordHits = 24;
 
@@ -28,7 +30,8 @@ bool avx512_vbmi2_supported();
 
 // The non-zero elements of x[0, n) (NaN counts as non-zero, -0.0 as zero), found by the
 // first pass. Temporary memory, from the CPU allocator (so a memory profile shows it):
-// 2 bytes per element reserved, 2 bytes per hit touched.
+// 2 bytes per element reserved (and 8 per block), of which about 2 bytes per hit are
+// written.
 class StagedHits {
 public:
     // Asking for avx512_vbmi2 on a CPU without it throws std::logic_error.
