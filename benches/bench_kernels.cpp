@@ -91,9 +91,10 @@ void BM_Mask(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(x.nbytes() + written));
 }
 
-// nonzero of a bool mask of range(1) elements with range(0) percent hits.
-void BM_Nonzero(benchmark::State& state) {
-    const Tensor x = Tensor::randn({state.range(1)}, DType::f32, Device::cpu, 1);
+// nonzero of a bool mask of the given shape with range(0) percent hits; bytes moved are
+// the mask's and the result's.
+void time_nonzero(benchmark::State& state, const k::Shape& shape) {
+    const Tensor x = Tensor::randn(shape, DType::f32, Device::cpu, 1);
     const Tensor mask = k::gt(x, k::density_threshold(static_cast<double>(state.range(0)) / 100.0));
     std::size_t written = 0;
     for (auto _ : state) {
@@ -104,19 +105,12 @@ void BM_Nonzero(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + written));
 }
 
-// nonzero of a 1024 x 1024 bool mask with range(0) percent hits: two coordinates a row.
+// nonzero of a bool mask of range(1) elements with range(0) percent hits.
+void BM_Nonzero(benchmark::State& state) { time_nonzero(state, {state.range(1)}); }
+
+// The same on a 1024 x 1024 mask: two coordinates a row.
 constexpr std::int64_t kSide = 1024;
-void BM_Nonzero2D(benchmark::State& state) {
-    const Tensor x = Tensor::randn({kSide, kSide}, DType::f32, Device::cpu, 1);
-    const Tensor mask = k::gt(x, k::density_threshold(static_cast<double>(state.range(0)) / 100.0));
-    std::size_t written = 0;
-    for (auto _ : state) {
-        const Tensor indices = k::nonzero(mask);
-        written = indices.nbytes();
-        benchmark::DoNotOptimize(indices.raw_data());
-    }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + written));
-}
+void BM_Nonzero2D(benchmark::State& state) { time_nonzero(state, {kSide, kSide}); }
 
 // masked_select of 1M floats by a bool mask with range(0) percent hits.
 void BM_MaskedSelect(benchmark::State& state) {

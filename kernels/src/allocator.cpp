@@ -12,16 +12,8 @@
 #include "vitals/kernels/cuda_context.hpp"
 #include "vitals/profiler/record_function.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define VITALS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VITALS_ASAN 1
-#endif
-#endif
-#if defined(VITALS_ASAN)
+// Its ASAN_*POISON_MEMORY_REGION macros do nothing in a build without ASan.
 #include <sanitizer/asan_interface.h>
-#endif
 
 namespace vitals::kernels {
 namespace {
@@ -41,27 +33,11 @@ int index_of(Device device) { return device == Device::cpu ? 0 : 1; }
 // block's every byte are poisoned: an overrun of a tensor's storage, or a use after its
 // free, is reported even where the block would leave room. Nothing without ASan.
 void mark_requested(void* block, std::size_t requested, std::size_t size) {
-#if defined(VITALS_ASAN)
     ASAN_UNPOISON_MEMORY_REGION(block, requested);
     ASAN_POISON_MEMORY_REGION(static_cast<char*>(block) + requested, size - requested);
-#else
-    (void)block, (void)requested, (void)size;
-#endif
 }
-void mark_unused(void* block, std::size_t size) {
-#if defined(VITALS_ASAN)
-    ASAN_POISON_MEMORY_REGION(block, size);
-#else
-    (void)block, (void)size;
-#endif
-}
-void mark_released(void* block, std::size_t size) {
-#if defined(VITALS_ASAN)
-    ASAN_UNPOISON_MEMORY_REGION(block, size);
-#else
-    (void)block, (void)size;
-#endif
-}
+void mark_unused(void* block, std::size_t size) { ASAN_POISON_MEMORY_REGION(block, size); }
+void mark_released(void* block, std::size_t size) { ASAN_UNPOISON_MEMORY_REGION(block, size); }
 
 class HostBlockCache {
 public:
