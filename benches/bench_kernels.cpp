@@ -14,7 +14,7 @@
 #include <cstring>
 #include <map>
 #include <set>
-#include <vitals/detail/threads.hpp>
+#include <vitals/threads.hpp>
 #include <vitals/kernels/kernels.hpp>
 #include <vitals/vitals.hpp>
 
@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
     register_memcpy_yardsticks();
     // One thread, as a Timer measures by default (num_threads = 1) and as memcpy runs:
     // on a shared 2-core machine a 2-thread product mostly measures the other tenant.
-    const vitals::detail::ThreadCountScope one_thread(1);
+    const vitals::ThreadCountScope one_thread(1);
     RatioReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
     reporter.print_ratios();

@@ -3,13 +3,13 @@
 include(CMakePackageConfigHelpers)
 
 set(VITALS_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vitals)
-install(TARGETS vitals vitals_stats vitals_profiler_bridge vitals_timer vitals_kernels vitals_runner
+install(TARGETS vitals vitals_platform vitals_stats vitals_profiler_bridge vitals_timer vitals_kernels vitals_runner
     EXPORT vitals-targets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS vitals_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(part IN ITEMS stats profiler_bridge timer kernels runner)
+foreach(part IN ITEMS platform stats profiler_bridge timer kernels runner)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${part}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

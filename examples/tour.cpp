@@ -112,7 +112,7 @@ void before_and_after(const std::filesystem::path& out) {
     compare.trim_significant_figures();
     std::cout << compare << "\n";
 
-    const vitals::stats::Change change = vitals::stats::compare_samples(measured[0].times(), measured[1].times());
+    const vitals::stats::Change change = vitals::stats::test_change(measured[0].times(), measured[1].times());
     std::cout << "verdict: " << vitals::stats::verdict_name(change.verdict) << ", " << fmt::format("{:+.1f}%", change.change * 100)
               << fmt::format(" (two-sided Mann-Whitney U test, p = {:.2g})", change.p_value) << "\n";
 

@@ -2,10 +2,12 @@
 // their inputs, memory from the allocators, Timer blocks and Timer::profile.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <vitals/kernels/kernels.hpp>
 #include <vitals/profiler/profile.hpp>
-#include <vitals/timer.hpp>
+#include <vitals/timer_profile.hpp>
 
 namespace k = vitals::kernels;
 namespace p = vitals::profiler;
@@ -80,8 +82,53 @@ TEST(TimerProfile, RecordsTheStatementApartFromTheMeasurement) {
     ASSERT_NE(annotation, nullptr);
     EXPECT_EQ(trace.events[static_cast<std::size_t>(find(trace, "relu")->parent)].name, annotation->name);
     EXPECT_EQ(count(timer.profile({.number = 3}), "relu"), 3);
-    EXPECT_THROW(timer.profile({.profile = {.schedule = p::Schedule{}}}), std::invalid_argument);
     EXPECT_THROW(timer.profile({.number = -1}), std::invalid_argument);
+    EXPECT_THROW(timer.profile({.steps = -1}), std::invalid_argument);
+    EXPECT_THROW(timer.profile({.profile = {.schedule = p::Schedule{.active = 0}}}), std::invalid_argument);
+}
+
+TEST(TimerProfile, StepsUnderAScheduleRecordTheActiveWindows) {
+    auto x = std::make_shared<Tensor>(Tensor::randn({16, 16}, DType::f32, Device::cpu, 1));
+    vitals::Timer timer({.stmt = [x] { vitals::do_not_optimize(k::relu(*x)); }, .label = "relu"});
+    int traces = 0;
+    std::vector<std::int64_t> steps_seen;
+    // skip 1, then 2 cycles of wait 1, warm-up 1, active 2: 9 steps by default.
+    const p::Trace last = timer.profile({
+        .number = 3,
+        .profile = {.schedule = p::Schedule{.wait = 1, .warmup = 1, .active = 2, .repeat = 2, .skip_first = 1},
+                    .on_trace_ready = [&](p::Profile& done) {
+                        ++traces;
+                        EXPECT_EQ(count(done.trace(), "relu"), 2 * 3);  // two active steps of 3 calls
+                        EXPECT_EQ(count(done.trace(), "Timer.profile: relu (3 calls)"), 2);
+                    }},
+        .on_step = [&](std::int64_t step, std::int64_t steps) {
+            EXPECT_EQ(steps, 9);
+            steps_seen.push_back(step);
+        },
+    });
+    EXPECT_EQ(traces, 2);
+    EXPECT_EQ(steps_seen.size(), 9u);
+    EXPECT_EQ(count(last, "relu"), 6);
+    EXPECT_NE(find(last, "ProfilerStep#8"), nullptr);
+}
+
+TEST(TimerProfile, AppliesTheTimersThreadCountAndSetup) {
+    // What an operation sees while it runs under the profile: its OpenMP thread count.
+    auto seen_threads = std::make_shared<int>(0);
+    auto setups = std::make_shared<int>(0);
+    auto global_setups = std::make_shared<int>(0);
+    for (const int threads : {1, 2}) {
+        vitals::Timer timer({.stmt = [seen_threads] { *seen_threads = omp_get_max_threads(); },
+                             .setup = [setups] { ++*setups; },
+                             .global_setup = [global_setups] { ++*global_setups; },
+                             .num_threads = threads});
+        const int before = omp_get_max_threads();
+        timer.profile({.steps = 3});
+        EXPECT_EQ(*seen_threads, threads);
+        EXPECT_EQ(omp_get_max_threads(), before);  // restored
+    }
+    EXPECT_EQ(*setups, 2);         // once per profile
+    EXPECT_EQ(*global_setups, 2);  // once per Timer
 }
 
 TEST(TimerProfile, BlocksAppearAsAnnotationsWhileAProfileRecords) {

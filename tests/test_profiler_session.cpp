@@ -185,7 +185,7 @@ TEST(ChromeTrace, ParsesBackWithNestedSlicesAndAnyName) {
     Profile profile;
     profile.start();
     {
-        RecordFunction outer(tricky, Category::user_annotation, 0);
+        RecordFunction outer(vitals::profiler::copy_name, tricky);
         { VITALS_RECORD_FUNCTION("ünïcødé ✓"); }
         std::thread([] { VITALS_RECORD_FUNCTION("other thread"); }).join();
     }

@@ -44,14 +44,14 @@ TEST(Verdict, NeedsSignificanceAndAChangeAboveTheNoiseFloor) {
         after.push_back(80 + i * 0.1);           // 20% faster, clearly separated
         same_but_noisy.push_back(100.05 + i * 0.1);  // interleaved with before
     }
-    const Change faster = compare_samples(before, after);
+    const Change faster = test_change(before, after);
     EXPECT_EQ(faster.verdict, Verdict::faster);
     EXPECT_NEAR(faster.change, -0.19813, 1e-4);
     EXPECT_LT(faster.p_value, 1e-6);
-    EXPECT_EQ(compare_samples(after, before).verdict, Verdict::slower);
-    EXPECT_EQ(compare_samples(before, same_but_noisy).verdict, Verdict::same);
+    EXPECT_EQ(test_change(after, before).verdict, Verdict::slower);
+    EXPECT_EQ(test_change(before, same_but_noisy).verdict, Verdict::same);
     // Significant but below a 30% noise floor: same.
-    EXPECT_EQ(compare_samples(before, after, 0.05, 0.30).verdict, Verdict::same);
+    EXPECT_EQ(test_change(before, after, 0.05, 0.30).verdict, Verdict::same);
     EXPECT_EQ(verdict_name(Verdict::slower), "slower");
 }
 

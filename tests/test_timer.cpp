@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "vitals/cuda_support.hpp"
+#include "vitals/threads.hpp"
 #include "vitals/timer.hpp"
 
 using vitals::Timer;
@@ -89,7 +90,17 @@ TEST(Timer, AdaptiveStopsOnceTightAndReportsEveryBlock) {
     EXPECT_EQ(static_cast<std::size_t>(blocks), m.raw_times().size());
 }
 
+// A thread pool of its own follows num_threads through a hook, as the kernel set
+// registers Eigen's (the Timer links neither).
+int set_eigen_threads(int num_threads) {
+    const int previous = Eigen::nbThreads();
+    Eigen::setNbThreads(num_threads);
+    return previous;
+}
+
 TEST(Timer, NumThreadsIsSetForTheRunAndRestored) {
+    vitals::register_thread_count_hook(&set_eigen_threads);
+    vitals::register_thread_count_hook(&set_eigen_threads);  // once is enough
     omp_set_num_threads(3);
     Eigen::setNbThreads(3);
     int seen_omp = 0, seen_eigen = 0;

@@ -14,4 +14,7 @@
 #include "vitals/significance.hpp"
 #include "vitals/stats.hpp"
 #include "vitals/stop_rule.hpp"
+#include "vitals/threads.hpp"
 #include "vitals/timer.hpp"
+#include "vitals/timer_profile.hpp"
+#include "vitals/instructions.hpp"

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cuda_backend.hpp"
+#include "eigen_threads.hpp"
 #include "vitals/cuda_support.hpp"
 #include "vitals/kernels/allocator.hpp"
 #include "vitals/kernels/cuda_context.hpp"
@@ -181,5 +182,8 @@ VITALS_TENSOR_INSTANTIATE(double)
 VITALS_TENSOR_INSTANTIATE(bool)
 VITALS_TENSOR_INSTANTIATE(std::int64_t)
 #undef VITALS_TENSOR_INSTANTIATE
+
+// Every program that makes tensors links this file, so Eigen follows a Timer's num_threads.
+[[maybe_unused]] const bool eigen_thread_count_registered = register_eigen_thread_count();
 
 }  // namespace vitals::kernels

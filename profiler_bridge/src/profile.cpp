@@ -208,7 +208,7 @@ void Profile::step() {
 }
 
 void Profile::begin_step_annotation() {
-    if (options_.schedule) step_annotation_.emplace(fmt::format("ProfilerStep#{}", step_num_), Category::user_annotation, 0);
+    if (options_.schedule) step_annotation_.emplace(copy_name, fmt::format("ProfilerStep#{}", step_num_));
 }
 
 void Profile::end_step_annotation() { step_annotation_.reset(); }

@@ -76,7 +76,7 @@ json caches() {
     return out;
 }
 
-json context(const std::string& executable, const std::string& shard) {
+json context(const std::string& executable, const RunContext& run) {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     double load[3] = {0, 0, 0};
@@ -97,7 +97,7 @@ json context(const std::string& executable, const std::string& shard) {
         {"library_build_type", "debug"},
 #endif
         {"vitals_schema_version", kResultsSchemaVersion},
-        {"vitals_shard", shard},
+        {"vitals_shard", run.shard},
     };
 }
 
@@ -106,7 +106,7 @@ constexpr double kNsPerSecond = 1e9;
 }  // namespace
 
 std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
-                            const std::string& shard) {
+                            const RunContext& run) {
     json benchmarks = json::array();
     int family_index = 0;
     for (const CaseResult& result : results) {
@@ -198,7 +198,11 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         }
         ++family_index;
     }
-    const json document = {{"context", context(executable, shard)}, {"benchmarks", std::move(benchmarks)}};
+    json document = {{"context", context(executable, run)}, {"benchmarks", std::move(benchmarks)}};
+    if (run.incomplete) {  // marked, so that no one mistakes it for a whole run
+        document["context"]["vitals_incomplete"] = true;
+        document["context"]["vitals_cases_planned"] = run.cases_planned;
+    }
     return document.dump(2) + "\n";
 }
 
@@ -322,6 +326,17 @@ std::string merge_results(const std::vector<std::string>& paths) {
     merged["context"]["vitals_shard"] = "";
     merged["benchmarks"] = std::move(benchmarks);
     return merged.dump(2) + "\n";
+}
+
+std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results) {
+    std::vector<CaseSamples> out;
+    for (const CaseResult& r : results) {
+        if (r.measurement) {
+            out.push_back({r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
+                           r.measurement->description(), r.instructions});
+        }
+    }
+    return out;
 }
 
 }  // namespace vitals

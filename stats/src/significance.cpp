@@ -102,7 +102,7 @@ std::string_view verdict_name(Verdict v) {
     return "same";
 }
 
-Change compare_samples(std::span<const double> before, std::span<const double> after, double alpha, double noise_floor) {
+Change test_change(std::span<const double> before, std::span<const double> after, double alpha, double noise_floor) {
     Change c;
     c.before_median = median(before);
     c.after_median = median(after);

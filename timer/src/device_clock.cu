@@ -1,11 +1,10 @@
-// CUDA-event timing of a block, and device discovery. The only CUDA code of the timer.
+// CUDA-event timing of a block. The only CUDA code of the timer.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "vitals/cuda_support.hpp"
-#include "vitals/detail/device_clock.hpp"
+#include "device_clock.hpp"
 
 namespace vitals {
 namespace {
@@ -36,27 +35,6 @@ private:
 };
 
 }  // namespace
-
-bool built_with_cuda() { return true; }
-
-namespace {
-std::string probe_device() {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky error so later calls start clean
-        return std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
-    }
-    if (count == 0) return "no CUDA device found";
-    return "";
-}
-}  // namespace
-
-// Asked once: the answer does not change while the process runs.
-std::string cuda_unavailable_reason() {
-    static const std::string reason = probe_device();
-    return reason;
-}
 
 namespace detail {
 

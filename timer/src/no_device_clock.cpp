@@ -2,14 +2,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "vitals/cuda_support.hpp"
-#include "vitals/detail/device_clock.hpp"
+#include "device_clock.hpp"
 
 namespace vitals {
-
-bool built_with_cuda() { return false; }
-
-std::string cuda_unavailable_reason() { return "vitals was built without CUDA (VITALS_CUDA=OFF or no CUDA toolkit found)"; }
 
 namespace detail {
 

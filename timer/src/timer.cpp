@@ -4,15 +4,16 @@
 #include <time.h>
 
 #include <algorithm>
-#include <optional>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
-#include "vitals/detail/device_clock.hpp"
-#include "vitals/detail/threads.hpp"
+#include "device_clock.hpp"
+#include "timer_run.hpp"
 #include "vitals/stop_rule.hpp"
+#include "vitals/timer_profile.hpp"
 
 namespace vitals {
 namespace {
@@ -36,29 +37,19 @@ TaskSpec task_spec_of(const TimerOptions& o) {
 
 }  // namespace
 
-Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(task_spec_of(options_)) {
-    if (!options_.stmt) {
-        throw std::invalid_argument("Timer: .stmt is empty; give the statement to time, e.g. .stmt = [&] { f(); }");
-    }
-    if (options_.num_threads < 1) {
-        throw std::invalid_argument(fmt::format("Timer: .num_threads must be >= 1, got {}", options_.num_threads));
-    }
-}
-
-void Timer::run_global_setup_once() {
-    if (!global_setup_done_) {
+Timer::Run::Run(TimerOptions& options, bool& global_setup_done)
+    : options_(options), threads_(options.num_threads) {
+    if (!global_setup_done) {
         options_.global_setup.run(1);
-        global_setup_done_ = true;
+        global_setup_done = true;
     }
 }
 
-Timer::BlockTime Timer::time_block(std::int64_t number) {
-    run_global_setup_once();
+Timer::Run::BlockTime Timer::Run::timed_block(std::int64_t number, const TaskSpec& task) {
     options_.setup.run(1);
     std::optional<profiler::RecordFunction> annotation;  // only while a profile records
     if (profiler::is_recording()) [[unlikely]] {
-        annotation.emplace(fmt::format("Timer block: {} ({} calls)", task_spec_.title(), number),
-                           profiler::Category::user_annotation, 0);
+        annotation.emplace(profiler::copy_name, fmt::format("Timer block: {} ({} calls)", task.title(), number));
     }
     const double cpu_start = process_cpu_seconds();
     double wall = 0.0;
@@ -74,20 +65,36 @@ Timer::BlockTime Timer::time_block(std::int64_t number) {
     return {std::max(wall, 1e-9), std::max(cpu, 0.0)};
 }
 
-std::int64_t Timer::estimate_block_size(double min_run_time) {
+void Timer::Run::untimed_calls(std::int64_t number) {
+    options_.stmt.run(number);
+    if (options_.cuda_stream) detail::synchronize_stream(*options_.cuda_stream);
+}
+
+void Timer::Run::setup() { options_.setup.run(1); }
+
+Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(task_spec_of(options_)) {
+    if (!options_.stmt) {
+        throw std::invalid_argument("Timer: .stmt is empty; give the statement to time, e.g. .stmt = [&] { f(); }");
+    }
+    if (options_.num_threads < 1) {
+        throw std::invalid_argument(fmt::format("Timer: .num_threads must be >= 1, got {}", options_.num_threads));
+    }
+}
+
+std::int64_t Timer::estimate_block_size(Run& run, double min_run_time) {
     BlockSizeEstimator estimator(min_run_time);
     std::vector<double> empty_blocks;
-    for (int i = 0; i < BlockSizeEstimator::kOverheadSamples; ++i) empty_blocks.push_back(time_block(0).wall);
+    for (int i = 0; i < BlockSizeEstimator::kOverheadSamples; ++i) empty_blocks.push_back(run.timed_block(0, task_spec_).wall);
     estimator.set_overhead(empty_blocks);
-    while (!estimator.add_block(time_block(estimator.number()).wall)) {
+    while (!estimator.add_block(run.timed_block(estimator.number(), task_spec_).wall)) {
     }
     return estimator.number();
 }
 
-Measurement Timer::measure(std::int64_t number, StopRule rule, const BlockCallback& callback) {
+Measurement Timer::measure(Run& run, std::int64_t number, StopRule rule, const BlockCallback& callback) {
     std::vector<double> cpu_times;
     do {
-        const BlockTime block = time_block(number);
+        const Run::BlockTime block = run.timed_block(number, task_spec_);
         cpu_times.push_back(block.cpu);
         rule.add_block(block.wall);
         if (callback) callback(number, block.wall);
@@ -98,32 +105,48 @@ Measurement Timer::measure(std::int64_t number, StopRule rule, const BlockCallba
 
 Measurement Timer::timeit(std::int64_t number) {
     if (number < 1) throw std::invalid_argument(fmt::format("timeit: number must be >= 1, got {}", number));
-    detail::ThreadCountScope threads(options_.num_threads);
-    time_block(std::max<std::int64_t>(number / 100, 2));  // warm-up
-    const BlockTime block = time_block(number);
+    Run run(options_, global_setup_done_);
+    run.timed_block(std::max<std::int64_t>(number / 100, 2), task_spec_);  // warm-up
+    const Run::BlockTime block = run.timed_block(number, task_spec_);
     last_number_per_run_ = number;
     return Measurement(number, {block.wall}, task_spec_, {block.cpu});
 }
 
+profiler::Trace Timer::profile() { return profile(TimerProfileOptions{}); }
+
 profiler::Trace Timer::profile(const TimerProfileOptions& options) {
-    if (options.profile.schedule) {
-        throw std::invalid_argument("Timer::profile: a schedule does not apply (the calls form one window); "
-                                    "drop .schedule or profile the steps yourself with profiler::Profile");
-    }
     if (options.number < 0) {
         throw std::invalid_argument(fmt::format("Timer::profile: number must be >= 0, got {}", options.number));
     }
+    if (options.steps < 0) {
+        throw std::invalid_argument(fmt::format("Timer::profile: steps must be >= 0, got {}", options.steps));
+    }
     const std::int64_t number = options.number > 0 ? options.number : last_number_per_run_;
-    detail::ThreadCountScope threads(options_.num_threads);
-    run_global_setup_once();
-    options_.setup.run(1);
-    profiler::Profile profile(options.profile);
+    profiler::ProfileOptions recorded = options.profile;
+    const std::optional<profiler::Schedule>& schedule = recorded.schedule;
+    if (schedule) schedule->validate();
+    const std::int64_t steps = options.steps > 0 ? options.steps
+                               : schedule        ? schedule->skip_first + (schedule->wait + schedule->warmup + schedule->active) *
+                                                                       std::max<std::int64_t>(schedule->repeat, 1)
+                                                 : 1;
+    if (times_device() &&
+        std::find(recorded.activities.begin(), recorded.activities.end(), profiler::Activity::cuda) == recorded.activities.end()) {
+        recorded.activities.push_back(profiler::Activity::cuda);
+    }
+    Run run(options_, global_setup_done_);
+    run.setup();
+    profiler::Profile profile(std::move(recorded));
     profile.start();
     try {
-        profiler::RecordFunction annotation(fmt::format("Timer.profile: {} ({} calls)", task_spec_.title(), number),
-                                            profiler::Category::user_annotation, 0);
-        options_.stmt.run(number);
-        if (options_.cuda_stream) detail::synchronize_stream(*options_.cuda_stream);
+        const std::string annotation = fmt::format("Timer.profile: {} ({} calls)", task_spec_.title(), number);
+        for (std::int64_t step = 0; step < steps; ++step) {
+            if (options.on_step) options.on_step(step, steps);
+            {
+                const profiler::RecordFunction scope(profiler::copy_name, annotation);
+                run.untimed_calls(number);
+            }
+            if (step + 1 < steps) profile.step();
+        }
     } catch (...) {
         profile.stop();
         throw;
@@ -134,9 +157,9 @@ profiler::Trace Timer::profile(const TimerProfileOptions& options) {
 
 Measurement Timer::blocked_autorange(const BlockedAutorangeOptions& options) {
     require_positive_finite(options.min_run_time, "min_run_time");
-    detail::ThreadCountScope threads(options_.num_threads);
-    const std::int64_t number = estimate_block_size(options.min_run_time);
-    return measure(number, StopRule::blocked(options.min_run_time), options.callback);
+    Run run(options_, global_setup_done_);
+    const std::int64_t number = estimate_block_size(run, options.min_run_time);
+    return measure(run, number, StopRule::blocked(options.min_run_time), options.callback);
 }
 
 Measurement Timer::adaptive_autorange(const AdaptiveAutorangeOptions& options) {
@@ -149,10 +172,10 @@ Measurement Timer::adaptive_autorange(const AdaptiveAutorangeOptions& options) {
         throw std::invalid_argument(fmt::format("max_run_time ({}) must be >= min_run_time ({})",
                                                 options.max_run_time, options.min_run_time));
     }
-    detail::ThreadCountScope threads(options_.num_threads);
+    Run run(options_, global_setup_done_);
     // The reference sizes adaptive blocks for 0.05 s whatever min_run_time is.
-    const std::int64_t number = estimate_block_size(0.05);
-    return measure(number, StopRule::adaptive(options.threshold, options.min_run_time, options.max_run_time),
+    const std::int64_t number = estimate_block_size(run, 0.05);
+    return measure(run, number, StopRule::adaptive(options.threshold, options.min_run_time, options.max_run_time),
                    options.callback);
 }
 

@@ -24,11 +24,18 @@ struct CaseResult {
 
 inline constexpr int kResultsSchemaVersion = 1;
 
+// How the run that produced the results went, for the document's context.
+struct RunContext {
+    std::string shard;               // "K/N" when this process ran one shard
+    bool incomplete = false;         // interrupted: fewer cases than planned were measured
+    std::size_t cases_planned = 0;   // with incomplete: how many the run meant to measure
+};
+
 // The whole results document: a `context` describing this machine and program, then per
 // case one "iteration" entry per block and the mean/median/stddev/cv/p25/p75/iqr
 // aggregates (see README, "Results JSON"). Times are nanoseconds per call.
 std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
-                            const std::string& shard = "");
+                            const RunContext& run = {});
 
 // One case of a results file read back: the per-call time of every block (repetition).
 struct CaseSamples {
@@ -54,11 +61,19 @@ struct ResultsFileError : std::runtime_error {
 
 // Results of one run, named (a file name, "before", ...).
 using NamedResults = std::pair<std::string, std::vector<CaseSamples>>;
+
+// What makes a before/after difference a verdict, shared by every report: `compare`,
+// `report` and `run --baseline` take the same flags for it.
+struct ReportOptions {
+    double alpha = 0.05;        // significance level of the two-sided U test
+    double noise_floor = 0.01;  // a fraction: smaller changes of the median count as same
+};
+
 // One self-contained HTML page (inline SVG box plots, no scripts) of the cases in one or
 // more runs; with exactly two, the second is "after" the first, with verdicts.
-std::string html_report(const std::vector<NamedResults>& runs);
+std::string html_report(const std::vector<NamedResults>& runs, const ReportOptions& options = {});
 // The same as markdown tables, for a pull request.
-std::string markdown_report(const std::vector<NamedResults>& runs);
+std::string markdown_report(const std::vector<NamedResults>& runs, const ReportOptions& options = {});
 // A measured run's cases as CaseSamples (per-call times of every block).
 std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results);
 

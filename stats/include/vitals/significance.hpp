@@ -31,7 +31,7 @@ struct Change {
 
 // faster / slower when the U test is significant at `alpha` and the medians differ by
 // more than `noise_floor` (a fraction); otherwise same.
-Change compare_samples(std::span<const double> before, std::span<const double> after, double alpha = 0.05,
+Change test_change(std::span<const double> before, std::span<const double> after, double alpha = 0.05,
                        double noise_floor = 0.01);
 
 }  // namespace vitals::stats

@@ -7,21 +7,31 @@
 // when `cuda_stream` is given, blocks are timed with CUDA events recorded on that
 // stream around the calls (see README, "Device work"). While a profile records, each
 // block appears in the trace as a user annotation.
+//
+// Every way the statement runs (timed blocks, a profile, steps under a schedule, an
+// instruction count) goes through one path that applies num_threads, global_setup,
+// setup and the device synchronisation, so no caller re-implements it.
+//
+// This header keeps to what timing needs: profiling a Timer (Timer::profile) also takes
+// <vitals/timer_profile.hpp>, which brings the profiler's types.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 
 #include "vitals/code.hpp"
 #include "vitals/measurement.hpp"
-#include "vitals/profiler/profile.hpp"
 #include "vitals/stop_rule.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*; this header never includes CUDA's
 
 namespace vitals {
+
+namespace profiler {
+class Trace;
+}
+struct TimerProfileOptions;  // <vitals/timer_profile.hpp>
 
 struct TimerOptions {
     Code stmt;                  // what is timed
@@ -35,21 +45,9 @@ struct TimerOptions {
     std::optional<CUstream_st*> cuda_stream;  // time device work on this stream with CUDA events
 };
 
-// Called after every measured block with (calls in the block, block seconds).
-using BlockCallback = std::function<void(std::int64_t number, double block_seconds)>;
-
 struct BlockedAutorangeOptions {
     double min_run_time = 0.2;  // seconds of measured blocks to gather
     BlockCallback callback;
-};
-
-struct TimerProfileOptions {
-    // Calls of stmt to record; 0: the number_per_run of this Timer's last measurement
-    // (1 before any).
-    std::int64_t number = 0;
-    // What to record (activities, shapes, memory). A schedule does not apply: the calls
-    // form one window.
-    profiler::ProfileOptions profile;
 };
 
 struct InstructionOptions {
@@ -84,29 +82,28 @@ public:
     // Times blocks until IQR / median < threshold (after min_run_time), or max_run_time.
     Measurement adaptive_autorange(const AdaptiveAutorangeOptions& options = {});
 
-    // Runs setup, then `number` calls of stmt under a profile, apart from any timed
-    // block, so tracing never touches the statistics. Returns the recorded trace.
-    // Throws std::invalid_argument when options carry a schedule.
-    profiler::Trace profile(const TimerProfileOptions& options = {});
+    // Runs the statement under a profile, apart from any timed block, so tracing never
+    // touches the statistics: `steps` steps of `number` calls each, with Profile::step()
+    // between them, so a schedule in the options records its windows as in a training
+    // loop. Returns the last finished trace. Needs <vitals/timer_profile.hpp>.
+    profiler::Trace profile();
+    profiler::Trace profile(const TimerProfileOptions& options);
 
     // Counts the instructions of `number` calls: with hardware counters (perf_event_open)
     // where the kernel allows them; under Valgrind's Callgrind by switching collection on
-    // for exactly the calls (run with --collect-atstart=no; `vitals timeit --instructions`
-    // does this for you). Throws std::runtime_error saying what to do where neither works.
+    // for exactly the calls (run with --collect-atstart=no; see count_under_callgrind in
+    // <vitals/instructions.hpp>). Throws std::runtime_error saying what to do where
+    // neither works.
     InstructionCount collect_instructions(const InstructionOptions& options = {});
 
     const TaskSpec& task_spec() const { return task_spec_; }
-    const TimerOptions& options() const { return options_; }
+    // True when blocks are timed on a CUDA stream (device work).
+    bool times_device() const { return options_.cuda_stream.has_value(); }
 
 private:
-    struct BlockTime {
-        double wall;  // seconds, at least 1 ns (the reference's clamp)
-        double cpu;   // process CPU seconds
-    };
-    BlockTime time_block(std::int64_t number);
-    void run_global_setup_once();
-    std::int64_t estimate_block_size(double min_run_time);
-    Measurement measure(std::int64_t number, StopRule rule, const BlockCallback& callback);
+    class Run;  // timer_run.hpp
+    std::int64_t estimate_block_size(Run& run, double min_run_time);
+    Measurement measure(Run& run, std::int64_t number, StopRule rule, const BlockCallback& callback);
 
     TimerOptions options_;
     TaskSpec task_spec_;

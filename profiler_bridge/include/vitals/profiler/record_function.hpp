@@ -106,6 +106,12 @@ void nvtx_pop();
 
 }  // namespace detail
 
+// Selects RecordFunction's constructor for names built at run time.
+struct CopyName {
+    explicit CopyName() = default;
+};
+inline constexpr CopyName copy_name{};
+
 // Records the enclosing scope as an event while a profile is recording. Non-copyable.
 class RecordFunction {
 public:
@@ -115,8 +121,9 @@ public:
             activate(name);
         }
     }
-    // A name built at run time; copied only while recording.
-    explicit RecordFunction(std::string_view name, Category category, int /*dynamic*/) {
+    // A name built at run time, copied while recording (Tracy's ZoneTransientN):
+    //   RecordFunction scope(copy_name, "batch " + std::to_string(i));
+    RecordFunction(CopyName, std::string_view name, Category category = Category::user_annotation) {
         if (detail::recording()) [[unlikely]] {
             detail::record_begin_copy(name, category, now_ticks());
 #if VITALS_PROFILER_NVTX

@@ -1,40 +1,16 @@
-#include "vitals/results.hpp"
-
+// html_report: one self-contained page of box plots, with verdicts for a pair of runs.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
-#include "vitals/significance.hpp"
+#include "../comparison.hpp"
+#include "markup.hpp"
+#include "vitals/results.hpp"
 #include "vitals/stats.hpp"
 
 namespace vitals {
 namespace {
-
-std::string escape_html(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
-std::string escape_markdown(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`') out += '\\';
-        out += c;
-    }
-    return out;
-}
 
 // Tukey's box: quartiles, whiskers at the furthest points within 1.5 IQR, the rest outliers.
 struct Box {
@@ -57,17 +33,6 @@ Box box_of(const std::vector<double>& samples) {
         }
     }
     return b;
-}
-
-// Case names in first-seen order across all files.
-std::vector<std::string> case_names(const std::vector<NamedResults>& files) {
-    std::vector<std::string> names;
-    for (const auto& [file, cases] : files) {
-        for (const CaseSamples& c : cases) {
-            if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
-        }
-    }
-    return names;
 }
 
 constexpr const char* kColors[] = {"#7f8c9a", "#2b6cb0", "#b7791f", "#6b46c1", "#2f855a"};
@@ -134,8 +99,10 @@ std::string box_plot_svg(const std::string& name, const std::vector<NamedResults
 
 }  // namespace
 
-std::string html_report(const std::vector<NamedResults>& files) {
+std::string html_report(const std::vector<NamedResults>& files, const ReportOptions& options) {
     const bool paired = files.size() == 2;
+    const Comparison comparison =
+        paired ? compare_cases(files[0].first, files[0].second, files[1].first, files[1].second, options) : Comparison{};
     std::string body;
     std::string summary;
     if (paired) {
@@ -146,10 +113,8 @@ std::string html_report(const std::vector<NamedResults>& files) {
         const char* after_color = nullptr;
         std::string verdict_line;
         if (paired) {
-            const CaseSamples* b = find_samples(files[0].second, name);
-            const CaseSamples* a = find_samples(files[1].second, name);
-            if (b != nullptr && a != nullptr && !b->seconds.empty() && !a->seconds.empty()) {
-                const stats::Change c = stats::compare_samples(b->seconds, a->seconds);
+            if (const CaseComparison* compared = comparison.find(name)) {
+                const stats::Change& c = compared->change;
                 const auto v = static_cast<int>(c.verdict);
                 after_color = kVerdictColor[v];
                 verdict_line = fmt::format(R"(<p class="verdict" style="color:{}">{} {:+.2f}% (p = {:.4f})</p>)", after_color,
@@ -160,7 +125,7 @@ std::string html_report(const std::vector<NamedResults>& files) {
                     after_color, stats::verdict_name(c.verdict));
             } else {
                 summary += fmt::format(R"(<tr><td>{}</td><td colspan="5">{}</td></tr>)", escape_html(name),
-                                       b == nullptr ? "added" : "removed");
+                                       find_samples(files[0].second, name) == nullptr ? "added" : "removed");
             }
         }
         std::string label;
@@ -197,50 +162,10 @@ svg text {{ font-size: 11px; fill: #2d3748; }} svg .tick {{ fill: #718096; }} sv
 </body></html>
 )",
                        files_list, summary,
-                       paired ? " Verdicts: two-sided Mann-Whitney U test at alpha 0.05, changes under 1% count as same." : "",
+                       paired ? fmt::format(" Verdicts: two-sided Mann-Whitney U test at alpha {}, changes under {:g}% count as same.",
+                                            options.alpha, options.noise_floor * 100)
+                              : "",
                        sections);
-}
-
-std::string markdown_report(const std::vector<NamedResults>& files) {
-    std::string out;
-    if (files.size() == 2) {
-        out += fmt::format("**{}** → **{}**\n\n| case | before | after | change | p-value | verdict |\n|---|---:|---:|---:|---:|---|\n",
-                           escape_markdown(files[0].first), escape_markdown(files[1].first));
-        for (const std::string& name : case_names(files)) {
-            const CaseSamples* b = find_samples(files[0].second, name);
-            const CaseSamples* a = find_samples(files[1].second, name);
-            if (b == nullptr || a == nullptr || b->seconds.empty() || a->seconds.empty()) {
-                out += fmt::format("| `{}` | {} | | | | |\n", name, b == nullptr ? "added" : "removed");
-                continue;
-            }
-            const stats::Change c = stats::compare_samples(b->seconds, a->seconds);
-            out += fmt::format("| `{}` | {} | {} | {:+.2f}% | {:.4f} | {} |\n", name, stats::format_seconds(c.before_median),
-                               stats::format_seconds(c.after_median), c.change * 100, c.p_value,
-                               c.verdict == stats::Verdict::same ? "same" : fmt::format("**{}**", stats::verdict_name(c.verdict)));
-        }
-        return out;
-    }
-    for (const auto& [file, cases] : files) {
-        out += fmt::format("**{}**\n\n| case | median | IQR | blocks |\n|---|---:|---:|---:|\n", escape_markdown(file));
-        for (const CaseSamples& c : cases) {
-            if (c.seconds.empty()) continue;
-            out += fmt::format("| `{}` | {} | {} | {} |\n", c.name, stats::format_seconds(stats::median(c.seconds)),
-                               stats::format_seconds(stats::iqr(c.seconds)), c.seconds.size());
-        }
-        out += "\n";
-    }
-    return out;
-}
-
-std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results) {
-    std::vector<CaseSamples> out;
-    for (const CaseResult& r : results) {
-        if (r.measurement) {
-            out.push_back({r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
-                           r.measurement->description(), r.instructions});
-        }
-    }
-    return out;
 }
 
 }  // namespace vitals

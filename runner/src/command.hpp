@@ -1,0 +1,92 @@
+// The `vitals` commands as units: each is a class in commands/ that declares its flags
+// on its own subcommand and runs with them. run_main.cpp holds the table of commands
+// and the one place that maps errors to exit codes. Internal to the runner.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vitals/case.hpp"
+#include "vitals/results.hpp"
+
+namespace CLI {
+class App;
+class Validator;
+}  // namespace CLI
+
+namespace vitals::cli {
+
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+// Bad flags or values, unknown names, unreadable input files: exit 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// What every command may use.
+struct CommandContext {
+    const Registry& registry;
+    std::string executable;  // argv[0]
+    std::vector<std::string> arguments;  // argv, as given
+};
+
+class Command {
+public:
+    virtual ~Command() = default;
+    // Declares the command's arguments and flags on its subcommand.
+    virtual void declare(CLI::App& app) = 0;
+    // Runs with the parsed flags; returns the exit code. Throws UsageError for bad input.
+    virtual int run(const CommandContext& context) = 0;
+};
+
+// One row of the command table.
+struct CommandEntry {
+    const char* name;
+    const char* description;
+    std::unique_ptr<Command> (*make)();
+};
+// The commands, in the order `vitals --help` lists them.
+const std::vector<CommandEntry>& command_table();
+
+std::unique_ptr<Command> make_list_command();
+std::unique_ptr<Command> make_timeit_command();
+std::unique_ptr<Command> make_run_command();
+std::unique_ptr<Command> make_profile_command();
+std::unique_ptr<Command> make_compare_command();
+std::unique_ptr<Command> make_report_command();
+std::unique_ptr<Command> make_merge_command();
+
+// --- Shared by the commands (command_support.cpp) -------------------------------------
+
+void print_error(const std::string& message);
+
+// CLI11 validators: a finite number of seconds > 0; a number in (0, 1).
+CLI::Validator positive_seconds();
+CLI::Validator open_unit_interval();
+
+// An ECMAScript regex for --filter, or UsageError naming the problem.
+std::regex compile_filter(const std::string& pattern);
+// The cases whose names match the filter (all without one).
+std::vector<const Case*> matching_cases(const Registry& registry, const std::optional<std::string>& filter);
+// The case of that name, or UsageError with the nearest name as a hint.
+const Case& find_case(const Registry& registry, const std::string& name);
+
+// read_results, with a bad file reported as a UsageError.
+std::vector<CaseSamples> read_results_or_usage_error(const std::string& path);
+
+// The report flags that compare, report and run --baseline share.
+struct ReportFlags {
+    double alpha = 0.05;
+    double noise_floor_percent = 1.0;
+    // Declares --alpha and --noise-floor on `app`.
+    void declare(CLI::App& app);
+    ReportOptions options() const { return {.alpha = alpha, .noise_floor = noise_floor_percent / 100}; }
+};
+
+}  // namespace vitals::cli

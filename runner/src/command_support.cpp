@@ -1,0 +1,100 @@
+// What the commands share: validators, case lookup, results files as input.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "command.hpp"
+
+namespace vitals::cli {
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// A validator accepting a number for which `ok` holds; `problem` completes "must be ...".
+CLI::Validator number_validator(bool (*ok)(double), const char* problem, const char* name) {
+    return CLI::Validator(
+        [ok, problem](std::string& input) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(input.c_str(), &end);
+            if (end == input.c_str() || *end != '\0' || !ok(v)) return fmt::format("must be {}, got '{}'", problem, input);
+            return "";
+        },
+        name);
+}
+
+}  // namespace
+
+void print_error(const std::string& message) { fmt::print(stderr, "vitals: error: {}\n", message); }
+
+CLI::Validator positive_seconds() {
+    return number_validator([](double v) { return std::isfinite(v) && v > 0.0; }, "a finite number of seconds > 0",
+                            "SECONDS>0");
+}
+
+CLI::Validator open_unit_interval() {
+    return number_validator([](double v) { return v > 0.0 && v < 1.0; }, "a number between 0 and 1 (exclusive)", "(0,1)");
+}
+
+std::regex compile_filter(const std::string& pattern) {
+    try {
+        return std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+        throw UsageError(fmt::format("invalid --filter regex '{}': {}; use an ECMAScript regular expression", pattern,
+                                     e.what()));
+    }
+}
+
+std::vector<const Case*> matching_cases(const Registry& registry, const std::optional<std::string>& filter) {
+    const std::optional<std::regex> re = filter ? std::optional(compile_filter(*filter)) : std::nullopt;
+    std::vector<const Case*> out;
+    for (const Case& c : registry.cases()) {
+        if (!re || std::regex_search(c.name, *re)) out.push_back(&c);
+    }
+    return out;
+}
+
+const Case& find_case(const Registry& registry, const std::string& name) {
+    if (const Case* c = registry.find(name)) return *c;
+    std::string hint;
+    std::size_t best = std::string::npos;
+    for (const Case& c : registry.cases()) {
+        const std::size_t d = edit_distance(name, c.name);
+        if (d < best && d <= std::max<std::size_t>(3, name.size() / 3)) {
+            best = d;
+            hint = fmt::format(" (did you mean '{}'?)", c.name);
+        }
+    }
+    throw UsageError(fmt::format("no case named '{}'{}; 'vitals list' shows the cases", name, hint));
+}
+
+std::vector<CaseSamples> read_results_or_usage_error(const std::string& path) {
+    try {
+        return read_results(path);
+    } catch (const ResultsFileError& e) {
+        throw UsageError(e.what());
+    }
+}
+
+void ReportFlags::declare(CLI::App& app) {
+    app.add_option("--alpha", alpha, "Significance level of the test (default 0.05)")->check(open_unit_interval());
+    app.add_option("--noise-floor", noise_floor_percent, "Changes under this percentage count as same (default 1)")
+        ->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace vitals::cli

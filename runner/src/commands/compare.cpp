@@ -1,0 +1,57 @@
+// vitals compare BEFORE AFTER: two results files case by case with a significance test,
+// or two traces operator by operator.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+
+#include "../command.hpp"
+#include "../comparison.hpp"
+#include "../reporters/reporters.hpp"
+#include "../trace_diff.hpp"
+#include "vitals/atomic_file.hpp"
+
+namespace vitals::cli {
+namespace {
+
+class CompareCommand final : public Command {
+public:
+    void declare(CLI::App& app) override {
+        app.add_option("before", before_, "Results before the change (ours or Google Benchmark's JSON)")->required();
+        app.add_option("after", after_, "Results after the change")->required();
+        report_.declare(app);
+        app.add_option("--json", json_path_, "Also write the comparison as JSON");
+    }
+
+    int run(const CommandContext&) override {
+        if (looks_like_trace(before_) && looks_like_trace(after_)) {
+            if (json_path_) throw UsageError("--json applies to results files, not to two traces");
+            try {
+                fmt::print("{}", profile_diff_report(before_, after_));
+            } catch (const std::runtime_error& e) {
+                throw UsageError(e.what());
+            }
+            return 0;
+        }
+        if (json_path_) check_output_path(*json_path_);
+        Comparison comparison;
+        try {
+            comparison = compare_runs(before_, read_results(before_), after_, read_results(after_), report_.options());
+        } catch (const ResultsFileError& e) {
+            throw UsageError(e.what());
+        }
+        fmt::print("{}", render_comparison_text(comparison));
+        if (json_path_) write_file_atomically(*json_path_, render_comparison_json(comparison));
+        return 0;
+    }
+
+private:
+    std::string before_, after_;
+    ReportFlags report_;
+    std::optional<std::string> json_path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_compare_command() { return std::make_unique<CompareCommand>(); }
+
+}  // namespace vitals::cli

@@ -1,0 +1,29 @@
+// vitals list [--filter REGEX]: the case names, one a line.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+
+#include "../command.hpp"
+
+namespace vitals::cli {
+namespace {
+
+class ListCommand final : public Command {
+public:
+    void declare(CLI::App& app) override {
+        app.add_option("--filter", filter_, "Only names matching this regular expression");
+    }
+    int run(const CommandContext& context) override {
+        for (const Case* c : matching_cases(context.registry, filter_)) fmt::print("{}\n", c->name);
+        return 0;
+    }
+
+private:
+    std::optional<std::string> filter_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_list_command() { return std::make_unique<ListCommand>(); }
+
+}  // namespace vitals::cli

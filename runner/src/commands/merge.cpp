@@ -1,0 +1,41 @@
+// vitals merge FILES... -o OUT: shard files joined into one.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+
+#include "../command.hpp"
+#include "vitals/atomic_file.hpp"
+
+namespace vitals::cli {
+namespace {
+
+class MergeCommand final : public Command {
+public:
+    void declare(CLI::App& app) override {
+        app.add_option("files", inputs_, "Results files to join")->required();
+        app.add_option("-o,--output", output_, "The joined file")->required();
+    }
+
+    int run(const CommandContext&) override {
+        check_output_path(output_);
+        std::string merged;
+        try {
+            merged = merge_results(inputs_);
+        } catch (const ResultsFileError& e) {
+            throw UsageError(e.what());
+        }
+        write_file_atomically(output_, merged);
+        fmt::print(stderr, "merged {} file{} into {}\n", inputs_.size(), inputs_.size() > 1 ? "s" : "", output_);
+        return 0;
+    }
+
+private:
+    std::vector<std::string> inputs_;
+    std::string output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_merge_command() { return std::make_unique<MergeCommand>(); }
+
+}  // namespace vitals::cli

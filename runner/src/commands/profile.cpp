@@ -1,0 +1,147 @@
+// vitals profile NAME: the case's statement step by step under the profiler (through
+// Timer::profile, so the case's thread count and setup apply); a table per trace.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+
+#include "../command.hpp"
+#include "../shard.hpp"
+#include "vitals/atomic_file.hpp"
+#include "vitals/timer_profile.hpp"
+
+namespace vitals::cli {
+namespace {
+
+class ProfileCommand final : public Command {
+public:
+    void declare(CLI::App& app) override {
+        app.add_option("name", name_, "The case's name (see 'vitals list')")->required();
+        app.add_option("--steps", steps_, "Steps to run, one call each (default: one schedule cycle)")
+            ->check(CLI::PositiveNumber);
+        app.add_option("--wait", wait_, "Schedule: steps to skip in each cycle")->check(CLI::NonNegativeNumber);
+        app.add_option("--warmup", warmup_, "Schedule: steps traced, then discarded")->check(CLI::NonNegativeNumber);
+        app.add_option("--active", active_, "Schedule: steps recorded (default 1)")->check(CLI::PositiveNumber);
+        app.add_option("--repeat", repeat_, "Schedule: cycles (0: until the steps end)")->check(CLI::NonNegativeNumber);
+        app.add_option("--skip-first", skip_first_, "Schedule: steps to skip at the start")->check(CLI::NonNegativeNumber);
+        app.add_flag("--record-shapes", record_shapes_, "Record operators' input shapes and dtypes");
+        app.add_flag("--profile-memory", profile_memory_, "Record allocations: memory columns");
+        app.add_flag("--group-by-input-shape", group_by_input_shape_, "One row per name and input shapes");
+        app.add_option("--sort-by", sort_by_, "Sort key (default cpu_time_total)");
+        app.add_option("--row-limit", row_limit_, "Rows to print (default 100)")->check(CLI::NonNegativeNumber);
+        auto* trace_file = app.add_option("--trace", trace_file_, "Write the last trace as Chrome trace JSON");
+        auto* trace_dir = app.add_option("--trace-dir", trace_dir_,
+                                         "Write every trace as <worker>.<ms>.pt.trace.json into this folder");
+        trace_file->excludes(trace_dir);
+        app.add_option("--worker", worker_, "Worker name in --trace-dir file names (default <host>_<pid>)");
+        app.add_flag("--gzip", gzip_, "Gzip the --trace-dir files");
+    }
+
+    int run(const CommandContext& context) override {
+        const Case& c = find_case(context.registry, name_);
+        // Check what can be checked before running anything.
+        const auto& keys = profiler::sort_keys();
+        if (std::find(keys.begin(), keys.end(), sort_by_) == keys.end()) {
+            throw UsageError(fmt::format("unknown --sort-by '{}'; use one of: {}", sort_by_, fmt::join(keys, ", ")));
+        }
+        if ((worker_ || gzip_) && !trace_dir_) throw UsageError("--worker and --gzip go with --trace-dir");
+        if (trace_file_) check_output_path(*trace_file_);
+        profiler::ProfileOptions recording = recording_options(c.name);
+
+        Timer timer = [&] {
+            try {
+                return c.make_timer();
+            } catch (const SkipCase& skip) {
+                throw std::runtime_error(fmt::format("case '{}' cannot run here: {}", c.name, skip.what()));
+            }
+        }();
+        const bool terminal = ::isatty(STDERR_FILENO) != 0;
+        std::int64_t steps_run = 0;
+        const profiler::Trace last = timer.profile({
+            .number = 1,
+            .steps = steps_,
+            .profile = std::move(recording),
+            .on_step =
+                [&](std::int64_t step, std::int64_t steps) {
+                    steps_run = steps;
+                    if (terminal) {
+                        fmt::print(stderr, "\r[step {}/{}] {}", step + 1, steps, c.name);
+                    } else if (step == 0) {
+                        fmt::print(stderr, "profiling {}: {} step{}\n", c.name, steps, steps > 1 ? "s" : "");
+                    }
+                },
+        });
+        if (terminal) fmt::print(stderr, "\n");
+        if (trace_file_) {
+            last.export_chrome_trace(*trace_file_);
+            fmt::print(stderr, "trace written to {}\n", *trace_file_);
+        }
+        if (traces_ == 0) {
+            fmt::print(stderr, "no step was recorded: the schedule's active steps lie past --steps {}\n", steps_run);
+        }
+        return 0;
+    }
+
+private:
+    // What to record, when (the schedule flags), and what to do with each finished trace.
+    profiler::ProfileOptions recording_options(const std::string& case_name) {
+        std::optional<profiler::Schedule> schedule;
+        if (wait_ || warmup_ || active_ || repeat_ || skip_first_) {
+            schedule = profiler::Schedule{wait_.value_or(0), warmup_.value_or(0), active_.value_or(1),
+                                          repeat_.value_or(0), skip_first_.value_or(0)};
+            try {
+                schedule->validate();
+            } catch (const std::invalid_argument& e) {
+                throw UsageError(fmt::format("{}; see 'vitals profile --help'", e.what()));
+            }
+        }
+        profiler::ProfileOptions options{
+            .activities = {profiler::Activity::cpu},
+            .record_shapes = record_shapes_ || group_by_input_shape_,
+            .profile_memory = profile_memory_,
+            .schedule = schedule,
+        };
+        // Under a launcher (Slurm, MPI, torchrun) each rank's traces say which rank they are.
+        std::optional<Shard> rank;
+        try {
+            rank = shard_from_environment();
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+        if (rank) {
+            options.rank = rank->index;
+            options.world_size = rank->count;
+            options.worker_name = fmt::format("{}_rank{}", profiler::default_worker_name(), rank->index);
+        }
+        profiler::TraceReadyHandler write_dir;
+        if (trace_dir_) {
+            write_dir = profiler::tensorboard_trace_handler(
+                *trace_dir_, {.worker_name = worker_.value_or(options.worker_name), .use_gzip = gzip_});
+        }
+        options.on_trace_ready = [this, case_name, write_dir](profiler::Profile& p) {
+            ++traces_;
+            fmt::print("{} (trace {}):\n{}\n", case_name, traces_,
+                       p.key_averages({.group_by_input_shape = group_by_input_shape_})
+                           .table({.sort_by = sort_by_, .row_limit = row_limit_}));
+            if (write_dir) write_dir(p);
+        };
+        return options;
+    }
+
+    std::string name_;
+    std::int64_t steps_ = 0;  // 0: one cycle of the schedule, or 1 step without one
+    std::optional<std::int64_t> wait_, warmup_, active_, repeat_, skip_first_;
+    bool record_shapes_ = false, profile_memory_ = false, group_by_input_shape_ = false;
+    std::string sort_by_ = "cpu_time_total";
+    int row_limit_ = 100;
+    std::optional<std::string> trace_file_, trace_dir_, worker_;
+    bool gzip_ = false;
+    int traces_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_profile_command() { return std::make_unique<ProfileCommand>(); }
+
+}  // namespace vitals::cli

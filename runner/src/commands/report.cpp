@@ -1,0 +1,41 @@
+// vitals report FILES... --html OUT --markdown OUT: results drawn as box plots or tables,
+// with verdicts for a pair, from the same flags as compare.
+#include <CLI/CLI.hpp>
+
+#include "../command.hpp"
+#include "vitals/atomic_file.hpp"
+
+namespace vitals::cli {
+namespace {
+
+class ReportCommand final : public Command {
+public:
+    void declare(CLI::App& app) override {
+        app.add_option("files", inputs_, "Results files (two: before and after)")->required();
+        app.add_option("--html", html_, "Write a self-contained HTML report here");
+        app.add_option("--markdown", markdown_, "Write a markdown table here (for a pull request)");
+        report_.declare(app);
+    }
+
+    int run(const CommandContext&) override {
+        if (!html_ && !markdown_) throw UsageError("give --html OUT.html and/or --markdown OUT.md");
+        if (html_) check_output_path(*html_);
+        if (markdown_) check_output_path(*markdown_);
+        std::vector<NamedResults> runs;
+        for (const std::string& path : inputs_) runs.emplace_back(path, read_results_or_usage_error(path));
+        if (html_) write_file_atomically(*html_, html_report(runs, report_.options()));
+        if (markdown_) write_file_atomically(*markdown_, markdown_report(runs, report_.options()));
+        return 0;
+    }
+
+private:
+    std::vector<std::string> inputs_;
+    std::optional<std::string> html_, markdown_;
+    ReportFlags report_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_report_command() { return std::make_unique<ReportCommand>(); }
+
+}  // namespace vitals::cli

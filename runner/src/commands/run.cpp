@@ -1,0 +1,154 @@
+// vitals run: every matching case (or this process's shard of them), Compare tables,
+// optionally against a baseline with the slower cases profiled.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+
+#include "../command.hpp"
+#include "../comparison.hpp"
+#include "../measure_flags.hpp"
+#include "../reporters/reporters.hpp"
+#include "../shard.hpp"
+#include "vitals/atomic_file.hpp"
+#include "vitals/compare.hpp"
+#include "vitals/timer_profile.hpp"
+
+namespace vitals::cli {
+namespace {
+
+// Profiles a case that came out slower than the baseline: its table, and its trace next
+// to the results (or in the current folder).
+void profile_slow_case(const Case& c, const std::optional<std::string>& json_path) {
+    Timer timer = c.make_timer();
+    const profiler::Trace trace = timer.profile({.profile = {.record_shapes = true}});
+    fmt::print("\n{} is slower; its profile:\n{}", c.name,
+               trace.key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 15}));
+    std::string file = c.name;
+    std::replace(file.begin(), file.end(), '/', '_');
+    const std::filesystem::path folder = json_path ? std::filesystem::path(*json_path).parent_path() : std::filesystem::path();
+    const std::filesystem::path path = folder / (file + ".pt.trace.json");
+    trace.export_chrome_trace(path);
+    fmt::print("trace: {}\n", path.string());
+}
+
+// The cases skipped, after the tables.
+void print_skipped(const std::vector<CaseResult>& results) {
+    const auto skipped = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.skipped.empty(); });
+    if (skipped == 0) return;
+    fmt::print("\n{} case{} skipped:\n", skipped, skipped > 1 ? "s" : "");
+    for (const CaseResult& r : results) {
+        if (!r.skipped.empty()) fmt::print("  {}: {}\n", r.name, r.skipped);
+    }
+}
+
+class RunCommand final : public Command {
+public:
+    void declare(CLI::App& app) override {
+        app.add_option("--filter", filter_, "Only cases whose names match this regular expression");
+        measure_.declare(app);
+        app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
+        app.add_option("--shard", shard_,
+                       "Run the cases whose position modulo N is K (K/N); default from Slurm, MPI or torchrun variables");
+        auto* baseline = app.add_option("--baseline", baseline_, "Compare with this results file after the run");
+        app.add_option("--profile-slow", profile_slow_percent_,
+                       "Profile every case slower than the baseline by more than PCT percent (and significant)")
+            ->check(CLI::NonNegativeNumber)
+            ->needs(baseline);
+        report_.declare(app);
+    }
+
+    int run(const CommandContext& context) override {
+        measure_.validate();
+        const std::vector<const Case*> matching = matching_cases(context.registry, filter_);
+        if (matching.empty()) {
+            throw UsageError(filter_ ? fmt::format("no case matches --filter '{}'; 'vitals list' shows the cases", *filter_)
+                                     : "there are no cases to run");
+        }
+        std::optional<Shard> shard;
+        try {
+            shard = shard_ ? std::optional(parse_shard(*shard_)) : shard_from_environment();
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(fmt::format("{}; see 'vitals run --help'", e.what()));
+        }
+        std::vector<const Case*> selected;
+        for (std::size_t i = 0; i < matching.size(); ++i) {
+            if (!shard || shard->includes(i)) selected.push_back(matching[i]);
+        }
+        if (shard) fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
+        if (json_path_) check_output_path(*json_path_);
+        const std::vector<CaseSamples> baseline = baseline_ ? read_results_or_usage_error(*baseline_) : std::vector<CaseSamples>{};
+
+        bool interrupted = false;
+        const std::vector<CaseResult> results = measure_all(selected, interrupted);
+        if (json_path_) {
+            const RunContext run{.shard = shard ? shard->to_string() : "",
+                                 .incomplete = interrupted,
+                                 .cases_planned = selected.size()};
+            write_file_atomically(*json_path_, results_to_json(results, context.executable, run));
+        }
+        if (interrupted) return kExitInterrupted;
+        if (baseline_) {
+            Comparison comparison;
+            try {
+                comparison = compare_runs(*baseline_, baseline, "this run", samples_of(results), report_.options());
+            } catch (const ResultsFileError& e) {
+                print_error(e.what());
+                return kExitUsage;
+            }
+            fmt::print("\n{}", render_comparison_text(comparison));
+            if (profile_slow_percent_) {
+                for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
+                    profile_slow_case(*context.registry.find(name), json_path_);
+                }
+            }
+        }
+        const auto failed = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
+        if (failed > 0) {
+            print_error(fmt::format("{} of {} cases failed (see above)", failed, results.size()));
+            return kExitFailure;
+        }
+        return 0;
+    }
+
+private:
+    // Measures the cases in order with a progress line each, then prints the Compare
+    // tables and the skipped cases. Ctrl-C stops after the current block: `interrupted`.
+    std::vector<CaseResult> measure_all(const std::vector<const Case*>& selected, bool& interrupted) {
+        std::vector<CaseResult> results;
+        std::vector<Measurement> measured;
+        const InterruptibleRun interruptible;
+        for (std::size_t i = 0; i < selected.size(); ++i) {
+            fmt::print(stderr, "[{}/{}] {}\n", i + 1, selected.size(), selected[i]->name);
+            std::fflush(stderr);
+            CaseResult result;
+            try {
+                result = run_case(*selected[i], measure_);
+            } catch (const Interrupted&) {
+                interrupted = true;
+                fmt::print(stderr, "interrupted: {} of {} cases measured; writing what there is\n", results.size(),
+                           selected.size());
+                break;
+            }
+            if (!result.skipped.empty()) fmt::print(stderr, "      skipped: {}\n", result.skipped);
+            if (!result.error.empty()) print_error(result.error);
+            if (result.measurement) measured.push_back(*result.measurement);
+            results.push_back(std::move(result));
+        }
+        if (!measured.empty()) fmt::print("{}", Compare(measured).to_string());
+        print_skipped(results);
+        return results;
+    }
+
+    std::optional<std::string> filter_, json_path_, shard_, baseline_;
+    MeasureOptions measure_;
+    std::optional<double> profile_slow_percent_;
+    ReportFlags report_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_run_command() { return std::make_unique<RunCommand>(); }
+
+}  // namespace vitals::cli

@@ -1,0 +1,90 @@
+// vitals timeit NAME: one case's Measurement, optionally with instructions per call.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+
+#include "../command.hpp"
+#include "../measure_flags.hpp"
+#include "vitals/atomic_file.hpp"
+#include "vitals/instructions.hpp"
+
+namespace vitals::cli {
+namespace {
+
+class TimeitCommand final : public Command {
+public:
+    void declare(CLI::App& app) override {
+        app.add_option("name", name_, "The case's name (see 'vitals list')")->required();
+        measure_.declare(app);
+        app.add_option("--number", measure_.number, "Time exactly one block of N calls (after a warm-up)")
+            ->check(CLI::PositiveNumber)
+            ->excludes("--adaptive")
+            ->excludes("--min-run-time");
+        app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
+        app.add_flag("--instructions", instructions_,
+                     "Also count instructions per call (hardware counters, or a run under Callgrind)");
+    }
+
+    int run(const CommandContext& context) override {
+        measure_.validate();
+        const Case& c = find_case(context.registry, name_);
+        const std::int64_t count_number = measure_.number > 0 ? measure_.number : 100;
+        if (instructions_ && is_callgrind_child()) {  // the run under Callgrind: count, nothing else
+            Timer timer = c.make_timer();
+            timer.collect_instructions({.number = count_number});
+            return 0;
+        }
+        if (json_path_) check_output_path(*json_path_);
+        CaseResult result = run_case(c, measure_);
+        if (instructions_ && result.measurement) return print_with_instructions(context, c, std::move(result), count_number);
+        if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
+        if (result.measurement) fmt::print("{}\n", result.measurement->to_string());
+        if (json_path_) write_file_atomically(*json_path_, results_to_json({result}, context.executable));
+        if (!result.error.empty()) {
+            print_error(result.error);
+            return kExitFailure;
+        }
+        return 0;
+    }
+
+private:
+    int print_with_instructions(const CommandContext& context, const Case& c, CaseResult result, std::int64_t number) {
+        std::string source;
+        try {
+            Timer timer = c.make_timer();
+            result.instructions = timer.collect_instructions({.number = number}).per_call();
+            source = "hardware counters";
+        } catch (const std::runtime_error&) {
+            // No counters here: this program again, under Callgrind, counting the same case.
+            result.instructions = count_under_callgrind(
+                {self_path(), "timeit", c.name, "--instructions", "--number", std::to_string(number)}, number);
+            source = "Callgrind";
+        }
+        fmt::print("{}\n  {:.0f} instructions per call ({}, {} calls)\n", result.measurement->to_string(),
+                   *result.instructions, source, number);
+        if (json_path_) {
+            CaseResult for_json = run_case(c, measure_);  // the timing again, now with the counter attached
+            for_json.instructions = result.instructions;
+            write_file_atomically(*json_path_, results_to_json({for_json}, context.executable));
+        }
+        return 0;
+    }
+
+    static std::string self_path() {
+        std::error_code error;
+        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+        if (error) throw std::runtime_error("cannot find this program's path (/proc/self/exe) to run it under Callgrind");
+        return self.string();
+    }
+
+    std::string name_;
+    MeasureOptions measure_;
+    std::optional<std::string> json_path_;
+    bool instructions_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_timeit_command() { return std::make_unique<TimeitCommand>(); }
+
+}  // namespace vitals::cli

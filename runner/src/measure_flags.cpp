@@ -1,0 +1,82 @@
+#include "measure_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+
+#include "command.hpp"
+
+namespace vitals::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+    g_interrupted.store(true);
+    std::signal(SIGINT, SIG_DFL);
+}
+
+Measurement measure(Timer& timer, const MeasureOptions& o) {
+    // Checked after every block, so Ctrl-C takes effect within one block.
+    const auto stop_if_interrupted = [](std::int64_t, double) {
+        if (g_interrupted.load()) throw Interrupted();
+    };
+    if (o.number > 0) return timer.timeit(o.number);
+    if (o.adaptive) {
+        AdaptiveAutorangeOptions a{.threshold = o.threshold, .max_run_time = o.max_run_time, .callback = stop_if_interrupted};
+        if (o.min_run_time > 0) a.min_run_time = o.min_run_time;
+        return timer.adaptive_autorange(a);
+    }
+    BlockedAutorangeOptions b{.callback = stop_if_interrupted};
+    if (o.min_run_time > 0) b.min_run_time = o.min_run_time;
+    return timer.blocked_autorange(b);
+}
+
+}  // namespace
+
+void MeasureOptions::declare(CLI::App& app) {
+    app.add_option("--min-run-time", min_run_time, "Seconds of measured blocks to gather (default 0.2; adaptive 0.01)")
+        ->check(positive_seconds());
+    auto* adaptive_flag = app.add_flag("--adaptive", adaptive, "Time blocks until IQR/median < threshold");
+    app.add_option("--threshold", threshold, "Adaptive: the IQR/median to reach (default 0.1)")
+        ->check(open_unit_interval())
+        ->needs(adaptive_flag);
+    app.add_option("--max-run-time", max_run_time, "Adaptive: stop after this many seconds (default 10)")
+        ->check(positive_seconds())
+        ->needs(adaptive_flag);
+}
+
+void MeasureOptions::validate() const {
+    if (adaptive && min_run_time > 0 && max_run_time < min_run_time) {
+        throw UsageError(fmt::format("--max-run-time ({}) is below --min-run-time ({}); raise --max-run-time",
+                                     max_run_time, min_run_time));
+    }
+}
+
+InterruptibleRun::InterruptibleRun() {
+    g_interrupted.store(false);
+    std::signal(SIGINT, on_sigint);
+}
+
+InterruptibleRun::~InterruptibleRun() { std::signal(SIGINT, SIG_DFL); }
+
+CaseResult run_case(const Case& c, const MeasureOptions& o) {
+    CaseResult result{c.name, std::nullopt, "", ""};
+    try {
+        Timer timer = c.make_timer();
+        result.measurement = measure(timer, o);
+    } catch (const SkipCase& skip) {
+        result.skipped = skip.what();
+    } catch (const Interrupted&) {
+        throw;
+    } catch (const std::exception& e) {
+        result.error = fmt::format("case '{}' failed: {}", c.name, e.what());
+    } catch (...) {
+        result.error = fmt::format("case '{}' failed: it threw a non-standard exception", c.name);
+    }
+    return result;
+}
+
+}  // namespace vitals::cli

@@ -1,0 +1,48 @@
+// How timeit and run measure a case: the flags, and one case run to a CaseResult with
+// Ctrl-C taking effect after the current block. Internal to the runner.
+#pragma once
+
+#include <cstdint>
+
+#include "vitals/case.hpp"
+#include "vitals/results.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace vitals::cli {
+
+struct MeasureOptions {
+    double min_run_time = 0.0;  // 0: the mode's default
+    bool adaptive = false;
+    double threshold = 0.1;
+    double max_run_time = 10.0;
+    std::int64_t number = 0;  // > 0: a single timeit(number) block
+
+    // Declares --min-run-time, --adaptive, --threshold, --max-run-time.
+    void declare(CLI::App& app);
+    // UsageError for combinations the flags alone cannot refuse.
+    void validate() const;
+};
+
+// Thrown out of a measurement once SIGINT arrived (see InterruptibleRun).
+struct Interrupted : std::runtime_error {
+    Interrupted() : std::runtime_error("interrupted") {}
+};
+
+// While alive, the first SIGINT stops the measurement after the current block (the
+// case throws Interrupted); a second ends the process at once.
+class InterruptibleRun {
+public:
+    InterruptibleRun();
+    ~InterruptibleRun();
+    InterruptibleRun(const InterruptibleRun&) = delete;
+    InterruptibleRun& operator=(const InterruptibleRun&) = delete;
+};
+
+// Times one case. A SkipCase or a failure becomes the result's `skipped` or `error`;
+// Interrupted passes through.
+CaseResult run_case(const Case& c, const MeasureOptions& options);
+
+}  // namespace vitals::cli

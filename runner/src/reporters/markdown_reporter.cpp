@@ -1,0 +1,43 @@
+// markdown_report: the cases of one or more runs as markdown tables, for a pull request.
+#include <fmt/format.h>
+
+#include "../comparison.hpp"
+#include "markup.hpp"
+#include "vitals/results.hpp"
+#include "vitals/stats.hpp"
+
+namespace vitals {
+
+std::string markdown_report(const std::vector<NamedResults>& files, const ReportOptions& options) {
+    std::string out;
+    if (files.size() == 2) {
+        out += fmt::format("**{}** → **{}**\n\n| case | before | after | change | p-value | verdict |\n|---|---:|---:|---:|---:|---|\n",
+                           escape_markdown(files[0].first), escape_markdown(files[1].first));
+        const Comparison comparison = compare_cases(files[0].first, files[0].second, files[1].first, files[1].second, options);
+        for (const std::string& name : case_names(files)) {
+            const CaseComparison* compared = comparison.find(name);
+            if (compared == nullptr) {
+                out += fmt::format("| `{}` | {} | | | | |\n", name,
+                                   find_samples(files[0].second, name) == nullptr ? "added" : "removed");
+                continue;
+            }
+            const stats::Change& c = compared->change;
+            out += fmt::format("| `{}` | {} | {} | {:+.2f}% | {:.4f} | {} |\n", name, stats::format_seconds(c.before_median),
+                               stats::format_seconds(c.after_median), c.change * 100, c.p_value,
+                               c.verdict == stats::Verdict::same ? "same" : fmt::format("**{}**", stats::verdict_name(c.verdict)));
+        }
+        return out;
+    }
+    for (const auto& [file, cases] : files) {
+        out += fmt::format("**{}**\n\n| case | median | IQR | blocks |\n|---|---:|---:|---:|\n", escape_markdown(file));
+        for (const CaseSamples& c : cases) {
+            if (c.seconds.empty()) continue;
+            out += fmt::format("| `{}` | {} | {} | {} |\n", c.name, stats::format_seconds(stats::median(c.seconds)),
+                               stats::format_seconds(stats::iqr(c.seconds)), c.seconds.size());
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+}  // namespace vitals

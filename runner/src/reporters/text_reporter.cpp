@@ -1,0 +1,74 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "reporters.hpp"
+#include "vitals/stats.hpp"
+
+namespace vitals {
+
+std::string render_comparison_text(const Comparison& comparison) {
+    const ReportOptions& options = comparison.options;
+    std::size_t name_width = std::string_view("geomean").size();
+    for (const CaseComparison& c : comparison.cases) name_width = std::max(name_width, c.name.size());
+    std::string out = fmt::format(
+        "{} -> {}: two-sided Mann-Whitney U test on per-block times, alpha {}; changes under {:.1f}% count as same\n\n",
+        comparison.before_name, comparison.after_name, options.alpha, options.noise_floor * 100);
+    out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>9}  {:>9}  {}\n", "case", name_width, "before", "after", "change",
+                       "p-value", "verdict");
+    int few_blocks = 0;
+    for (const CaseComparison& c : comparison.cases) {
+        out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%  {:>9.4f}  {}\n", c.name, name_width,
+                           stats::format_seconds(c.change.before_median), stats::format_seconds(c.change.after_median),
+                           c.change.change * 100, c.change.p_value, stats::verdict_name(c.change.verdict));
+        few_blocks += c.blocks < 9 ? 1 : 0;
+    }
+    out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%\n", "geomean", name_width, "", "", comparison.geomean_change * 100);
+    std::string counted;
+    for (const CaseComparison& c : comparison.cases) {
+        if (c.instructions_before && c.instructions_after) {
+            counted += fmt::format("  {:<{}}  {:>14.1f}  {:>14.1f}  {:>+8.2f}%\n", c.name, name_width, *c.instructions_before,
+                                   *c.instructions_after,
+                                   (*c.instructions_after - *c.instructions_before) / *c.instructions_before * 100);
+        }
+    }
+    if (!counted.empty()) out += "\ninstructions per call (deterministic: any change is real):\n" + counted;
+    if (!comparison.removed.empty()) {
+        out += fmt::format("\nonly in {} (removed): {}\n", comparison.before_name, fmt::join(comparison.removed, ", "));
+    }
+    if (!comparison.added.empty()) {
+        out += fmt::format("\nonly in {} (added): {}\n", comparison.after_name, fmt::join(comparison.added, ", "));
+    }
+    if (few_blocks > 0) {
+        out += fmt::format("\nnote: {} case{} with fewer than 9 blocks; the test needs 9 or more to see small changes "
+                           "(raise --min-run-time)\n",
+                           few_blocks, few_blocks > 1 ? "s" : "");
+    }
+    return out;
+}
+
+std::string render_comparison_json(const Comparison& comparison) {
+    nlohmann::json cases = nlohmann::json::array();
+    for (const CaseComparison& c : comparison.cases) {
+        cases.push_back({{"name", c.name},
+                         {"before_median", c.change.before_median},
+                         {"after_median", c.change.after_median},
+                         {"change", c.change.change},
+                         {"p_value", c.change.p_value},
+                         {"verdict", stats::verdict_name(c.change.verdict)}});
+    }
+    return nlohmann::json{{"before", comparison.before_name},
+                          {"after", comparison.after_name},
+                          {"alpha", comparison.options.alpha},
+                          {"noise_floor", comparison.options.noise_floor},
+                          {"cases", cases},
+                          {"geomean_change", comparison.geomean_change},
+                          {"added", comparison.added},
+                          {"removed", comparison.removed}}
+               .dump(2) +
+           "\n";
+}
+
+}  // namespace vitals

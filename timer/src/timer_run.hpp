@@ -1,0 +1,39 @@
+// The one path every way of running a Timer's statement goes through, as named phases:
+// apply the thread count and run global_setup once (constructing a Run), then per block
+// or window `setup`, the calls (timed, or untimed with the device synchronised), and the
+// thread count restored when the Run ends. Internal to the timer.
+#pragma once
+
+#include <cstdint>
+
+#include "vitals/threads.hpp"
+#include "vitals/timer.hpp"
+
+namespace vitals {
+
+class Timer::Run {
+public:
+    // Applies num_threads for the Run's lifetime; runs global_setup unless already done.
+    Run(TimerOptions& options, bool& global_setup_done);
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
+
+    struct BlockTime {
+        double wall;  // seconds, at least 1 ns (the reference's clamp)
+        double cpu;   // process CPU seconds
+    };
+    // setup, clock, `number` calls, clock (CUDA events on the Timer's stream, if any).
+    // While a profile records, the block is a user annotation named after `task`.
+    BlockTime timed_block(std::int64_t number, const TaskSpec& task);
+    // The setup statement alone.
+    void setup();
+    // `number` calls with no clock, then the device synchronised (so a profile window or
+    // a counter sees the work finished).
+    void untimed_calls(std::int64_t number);
+
+private:
+    TimerOptions& options_;
+    ThreadCountScope threads_;
+};
+
+}  // namespace vitals
