@@ -1,16 +1,22 @@
 // The README's examples are the compiled ones: its C++ blocks are files in examples/.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 
 namespace {
-std::string read(const std::string& relative) {
-    std::ifstream in(std::string(VITALS_SOURCE_DIR) + "/" + relative);
+std::string read_path(const std::filesystem::path& path) {
+    std::ifstream in(path);
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
 }
+std::string read(const std::string& relative) { return read_path(std::string(VITALS_SOURCE_DIR) + "/" + relative); }
 }  // namespace
 
 TEST(Readme, CodeBlocksAreTheCompiledExamples) {
@@ -30,4 +36,60 @@ TEST(Readme, StartsWithTheTwoSetupCommands) {
     ASSERT_NE(demo, std::string::npos);
     ASSERT_NE(test, std::string::npos);
     EXPECT_EQ(readme.find("```"), readme.find("```sh\nmake demo\nmake test\n```"));
+}
+
+// The README's list of dependencies ("- `part`: parts it links") is CMake's own graph
+// of the product's targets, and reads bottom-up: every part a line names stands above.
+TEST(Readme, DependencyListIsCMakesGraph) {
+    const std::string readme = read("README.md");
+    const std::string begin_marker = "<!-- dependencies: checked against cmake --graphviz by tests/test_readme.cpp -->\n";
+    const auto begin = readme.find(begin_marker);
+    ASSERT_NE(begin, std::string::npos) << "README.md lost its dependency list marker";
+    const auto end = readme.find("\n\n", begin + begin_marker.size());
+    std::istringstream lines(readme.substr(begin + begin_marker.size(), end - begin - begin_marker.size()));
+    std::map<std::string, std::set<std::string>> documented;
+    std::set<std::string> seen;
+    for (std::string line; std::getline(lines, line);) {
+        const std::regex row(R"(- `(\w+)`: (.*))");
+        std::smatch m;
+        ASSERT_TRUE(std::regex_match(line, m, row)) << "not a dependency line: " << line;
+        std::set<std::string>& deps = documented[m[1]];
+        const std::string list = m[2];
+        if (list != "nothing") {
+            const std::regex name(R"(`(\w+)`)");
+            for (auto it = std::sregex_iterator(list.begin(), list.end(), name); it != std::sregex_iterator(); ++it) {
+                const std::string dep = (*it)[1];
+                EXPECT_TRUE(seen.count(dep)) << m[1] << " names " << dep << ", which the list has not introduced above it";
+                deps.insert(dep);
+            }
+        }
+        seen.insert(m[1]);
+    }
+
+    const std::filesystem::path dir = std::filesystem::path(VITALS_BINARY_DIR) / "graphviz-check";
+    std::filesystem::remove_all(dir);
+    const std::string command = std::string(VITALS_CMAKE_COMMAND) + " -S " + VITALS_SOURCE_DIR + " -B " + dir.string() +
+                                " -DVITALS_CUDA=OFF -DVITALS_BUILD_TESTS=OFF -DVITALS_BUILD_BENCHES=OFF -DVITALS_INSTALL=OFF"
+                                " --graphviz=" + (dir / "deps.dot").string() + " > " + (dir.string() + ".log") + " 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    // Every library target is a part (vitals_<part>), and so is the `vitals` executable
+    // (vitals_cli). Edges come with a comment naming both ends:
+    //   "node1" -> "node7"  // vitals_kernels -> vitals_platform
+    const std::string graph = read_path(dir / "deps.dot");
+    std::set<std::string> parts = {"cli"};
+    const std::regex library(R"re(label = "vitals_(\w+)\\n\(vitals::\w+\)", shape = octagon)re");
+    for (auto it = std::sregex_iterator(graph.begin(), graph.end(), library); it != std::sregex_iterator(); ++it) {
+        parts.insert((*it)[1]);
+    }
+    EXPECT_GE(parts.size(), 7u) << "too few libraries found in CMake's graph:\n" << graph;
+    std::map<std::string, std::set<std::string>> linked;
+    const std::regex edge(R"(// vitals_(\w+) -> vitals_(\w+))");
+    for (auto it = std::sregex_iterator(graph.begin(), graph.end(), edge); it != std::sregex_iterator(); ++it) {
+        if (parts.count((*it)[1]) && parts.count((*it)[2])) linked[(*it)[1]].insert((*it)[2]);
+    }
+    for (const std::string& part : parts) {
+        ASSERT_TRUE(documented.count(part)) << "README.md's dependency list has no line for " << part;
+        EXPECT_EQ(linked[part], documented[part]) << "README.md's dependencies of " << part << " differ from CMake's";
+    }
+    EXPECT_EQ(documented.size(), parts.size()) << "README.md lists a part CMake does not build";
 }
