@@ -9,7 +9,6 @@
 #include "vitals/measurement.hpp"
 #include "vitals/results.hpp"
 #include "vitals/profiler/profile.hpp"
-#include "vitals/running_stats.hpp"
 #include "vitals/runner.hpp"
 #include "vitals/significance.hpp"
 #include "vitals/stats.hpp"
