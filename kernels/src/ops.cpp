@@ -171,29 +171,29 @@ void cpu_map2(const T* x, const T* y, T* out, std::int64_t n, F f) {
     for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
 }
 
-// Calls f(std::integral_constant<CompareOp, op>{}): the operator as a compile-time value.
+// Calls f(std::integral_constant<Relation, op>{}): the operator as a compile-time value.
 template <class F>
-void with_compare_op(CompareOp op, F&& f) {
+void with_relation(Relation op, F&& f) {
     switch (op) {
-        case CompareOp::gt: return f(std::integral_constant<CompareOp, CompareOp::gt>{});
-        case CompareOp::ge: return f(std::integral_constant<CompareOp, CompareOp::ge>{});
-        case CompareOp::lt: return f(std::integral_constant<CompareOp, CompareOp::lt>{});
-        case CompareOp::le: return f(std::integral_constant<CompareOp, CompareOp::le>{});
-        case CompareOp::eq: return f(std::integral_constant<CompareOp, CompareOp::eq>{});
-        case CompareOp::ne: return f(std::integral_constant<CompareOp, CompareOp::ne>{});
+        case Relation::gt: return f(std::integral_constant<Relation, Relation::gt>{});
+        case Relation::ge: return f(std::integral_constant<Relation, Relation::ge>{});
+        case Relation::lt: return f(std::integral_constant<Relation, Relation::lt>{});
+        case Relation::le: return f(std::integral_constant<Relation, Relation::le>{});
+        case Relation::eq: return f(std::integral_constant<Relation, Relation::eq>{});
+        case Relation::ne: return f(std::integral_constant<Relation, Relation::ne>{});
     }
 }
 
-const char* compare_name(CompareOp op) {
+const char* relation_name(Relation op) {
     switch (op) {
-        case CompareOp::gt: return "gt";
-        case CompareOp::ge: return "ge";
-        case CompareOp::lt: return "lt";
-        case CompareOp::le: return "le";
-        case CompareOp::eq: return "eq";
-        case CompareOp::ne: return "ne";
+        case Relation::gt: return "gt";
+        case Relation::ge: return "ge";
+        case Relation::lt: return "lt";
+        case Relation::le: return "le";
+        case Relation::eq: return "eq";
+        case Relation::ne: return "ne";
     }
-    return "compare";
+    return "relation_mask";
 }
 
 // The row (a run of the last dimension) that the latest hit fell in: its flat range
@@ -408,8 +408,8 @@ Tensor relu_backward(const Tensor& grad, const Tensor& input) {
     return out;
 }
 
-Tensor compare(const Tensor& x, CompareOp op, double scalar, DType mask_dtype) {
-    const char* name = compare_name(op);
+Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dtype) {
+    const char* name = relation_name(op);
     OpScope scope(name, {&x});
     require_floating(name, x, "input");
     if (mask_dtype == DType::i64) fail(name, "the mask dtype must be bool, float or double, not int64");
@@ -420,11 +420,11 @@ Tensor compare(const Tensor& x, CompareOp op, double scalar, DType mask_dtype) {
             using M = decltype(mask_zero);
             if constexpr (!std::is_same_v<M, std::int64_t>) {
                 if (x.device() == Device::cuda) {
-                    cuda_backend::compare<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel(),
-                                                current_stream());
+                    cuda_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel(),
+                                                      current_stream());
                 } else {
-                    with_compare_op(op, [&](auto op_constant) {
-                        const elementwise::CompareTo<decltype(op_constant)::value, T> predicate{static_cast<T>(scalar)};
+                    with_relation(op, [&](auto op_constant) {
+                        const elementwise::RelationTo<decltype(op_constant)::value, T> predicate{static_cast<T>(scalar)};
                         cpu_map(x.data<T>(), out.data<M>(), x.numel(), predicate);
                     });
                 }
