@@ -1,20 +1,17 @@
-// The kernel-set operations: validation, the entry point the profiler hooks, and the
-// CPU implementations (Eigen for products, plain loops over the shared functors for
+// The kernel-set operations: the entry point the profiler hooks, the argument checks
+// (checks.hpp), and the CPU implementations (Eigen for products, plain loops over the shared functors for
 // elementwise work). CUDA tensors go to cuda_backend.
 #include "vitals/kernels/ops.hpp"
-
-#include <fmt/format.h>
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstring>
 #include <limits>
-#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
+#include "checks.hpp"
 #include "cuda_backend.hpp"
 #include "elementwise.hpp"
 #include "nonzero_scan.hpp"
@@ -38,49 +35,6 @@ Eigen::Map<RowMatrix<T>> matrix(Tensor& t) {
 template <class T>
 Eigen::Map<const RowMatrix<T>> matrix(const Tensor& t) {
     return {t.data<T>(), t.size(0), t.size(1)};
-}
-
-[[noreturn]] void fail(const char* op, const std::string& problem) {
-    throw std::invalid_argument(fmt::format("{}: {}", op, problem));
-}
-
-void require_defined(const char* op, const Tensor& t, const char* name) {
-    if (!t.defined()) fail(op, fmt::format("{} is an undefined tensor", name));
-}
-
-void require_floating(const char* op, const Tensor& t, const char* name) {
-    require_defined(op, t, name);
-    if (t.dtype() != DType::f32 && t.dtype() != DType::f64) {
-        fail(op, fmt::format("{} must be float or double, got {}", name, describe(t)));
-    }
-}
-
-void require_dim(const char* op, const Tensor& t, std::int64_t dim, const char* name) {
-    if (t.dim() != dim) fail(op, fmt::format("{} must be {}-D, got {}", name, dim, describe(t)));
-}
-
-void require_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
-    if (a.dtype() != b.dtype()) {
-        fail(op, fmt::format("dtypes differ: {} and {}; convert one so both match", describe(a), describe(b)));
-    }
-}
-
-void require_same_device(const char* op, const Tensor& a, const Tensor& b) {
-    if (a.device() != b.device()) {
-        fail(op, fmt::format("tensors are on different devices: {} and {}; copy one with copy_to", describe(a), describe(b)));
-    }
-}
-
-void require_same_shape(const char* op, const Tensor& a, const Tensor& b) {
-    if (a.shape() != b.shape()) fail(op, fmt::format("shapes differ: {} and {}", describe(a), describe(b)));
-}
-
-// Two float tensors an elementwise operation combines: same dtype, device and shape.
-void require_matching_pair(const char* op, const Tensor& a, const Tensor& b, const char* name) {
-    require_floating(op, a, name);
-    require_same_dtype(op, a, b);
-    require_same_device(op, a, b);
-    require_same_shape(op, a, b);
 }
 
 // Calls f(T{}) with T the float type of `dtype`.
@@ -128,26 +82,6 @@ void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bo
         if (ta && !tb) assign_product(C, A.transpose(), B, accumulate);
         if (ta && tb) assign_product(C, A.transpose(), B.transpose(), accumulate);
     });
-}
-
-struct ProductShape {
-    std::int64_t m, n;
-};
-
-ProductShape check_product(const char* op, const Tensor& a, const Tensor& b, bool ta, bool tb) {
-    require_floating(op, a, "the first matrix");
-    require_floating(op, b, "the second matrix");
-    require_dim(op, a, 2, "the first matrix");
-    require_dim(op, b, 2, "the second matrix");
-    require_same_dtype(op, a, b);
-    require_same_device(op, a, b);
-    const std::int64_t ka = ta ? a.size(0) : a.size(1);
-    const std::int64_t kb = tb ? b.size(1) : b.size(0);
-    if (ka != kb) {
-        fail(op, fmt::format("inner dimensions differ: {}{} @ {}{} ({} vs {})", describe(a), ta ? "^T" : "", describe(b),
-                             tb ? "^T" : "", ka, kb));
-    }
-    return {ta ? a.size(1) : a.size(0), tb ? b.size(0) : b.size(1)};
 }
 
 // A predicate's bool as 1 or 0 of the output type; spelled as a select so that the loop
@@ -322,7 +256,7 @@ private:
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
     OpScope scope("matmul", {&a, &b});
-    const ProductShape s = check_product("matmul", a, b, transpose_a, transpose_b);
+    const checks::ProductShape s = checks::product("matmul", a, b, transpose_a, transpose_b);
     Tensor out = Tensor::empty({s.m, s.n}, a.dtype(), a.device());
     gemm_into(out, a, b, transpose_a, transpose_b, false);
     return out;
@@ -330,13 +264,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, bool transpose_b) {
     OpScope scope("addmm", {&bias, &a, &b});
-    const ProductShape s = check_product("addmm", a, b, false, transpose_b);
-    require_floating("addmm", bias, "bias");
-    require_same_dtype("addmm", bias, a);
-    require_same_device("addmm", bias, a);
-    if (bias.dim() != 1 || bias.size(0) != s.n) {
-        fail("addmm", fmt::format("bias must have shape [{}] for a [{}, {}] product, got {}", s.n, s.m, s.n, describe(bias)));
-    }
+    const checks::ProductShape s = checks::addmm(bias, a, b, transpose_b);
     Tensor out = Tensor::empty({s.m, s.n}, a.dtype(), a.device());
     with_float_type(a.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -353,19 +281,13 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, bool transpos
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     OpScope scope("linear", {&x, &weight, &bias});
-    require_dim("linear", weight, 2, "weight");
-    require_dim("linear", x, 2, "input");
-    if (x.size(1) != weight.size(1)) {
-        fail("linear", fmt::format("input {} has {} features but weight {} expects {}", describe(x), x.size(1),
-                                   describe(weight), weight.size(1)));
-    }
+    checks::linear(x, weight);
     return addmm(bias, x, weight, /*transpose_b=*/true);
 }
 
 Tensor sum_rows(const Tensor& x) {
     OpScope scope("sum_rows", {&x});
-    require_floating("sum_rows", x, "input");
-    require_dim("sum_rows", x, 2, "input");
+    checks::sum_rows(x);
     Tensor out = Tensor::empty({x.size(1)}, x.dtype(), x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -380,7 +302,7 @@ Tensor sum_rows(const Tensor& x) {
 
 Tensor relu(const Tensor& x) {
     OpScope scope("relu", {&x});
-    require_floating("relu", x, "input");
+    checks::require_floating("relu", x, "input");
     Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -395,7 +317,7 @@ Tensor relu(const Tensor& x) {
 
 Tensor relu_backward(const Tensor& grad, const Tensor& input) {
     OpScope scope("relu_backward", {&grad, &input});
-    require_matching_pair("relu_backward", grad, input, "grad");
+    checks::require_matching_pair("relu_backward", grad, input, "grad");
     Tensor out = Tensor::empty(grad.shape(), grad.dtype(), grad.device());
     with_float_type(grad.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -411,8 +333,7 @@ Tensor relu_backward(const Tensor& grad, const Tensor& input) {
 Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dtype) {
     const char* name = relation_name(op);
     OpScope scope(name, {&x});
-    require_floating(name, x, "input");
-    if (mask_dtype == DType::i64) fail(name, "the mask dtype must be bool, float or double, not int64");
+    checks::relation_mask(name, x, mask_dtype);
     Tensor out = Tensor::empty(x.shape(), mask_dtype, x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -436,7 +357,7 @@ Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dty
 
 Tensor nonzero(const Tensor& x) {
     OpScope scope("nonzero", {&x});
-    require_defined("nonzero", x, "input");
+    checks::require_defined("nonzero", x, "input");
     const std::int64_t n = x.numel();
     // One row of coordinates per hit; a 0-D tensor, like torch's, gives rows of none.
     const std::int64_t dims = x.dim();
@@ -474,10 +395,7 @@ Tensor nonzero(const Tensor& x) {
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
     OpScope scope("masked_select", {&x, &mask});
-    require_floating("masked_select", x, "input");
-    require_defined("masked_select", mask, "mask");
-    require_same_device("masked_select", x, mask);
-    require_same_shape("masked_select", x, mask);
+    checks::masked_select(x, mask);
     const std::int64_t n = x.numel();
     return with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -518,7 +436,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
 
 Tensor mse_loss(const Tensor& pred, const Tensor& target) {
     OpScope scope("mse_loss", {&pred, &target});
-    require_matching_pair("mse_loss", pred, target, "prediction");
+    checks::require_matching_pair("mse_loss", pred, target, "prediction");
     Tensor out = Tensor::empty({}, pred.dtype(), pred.device());
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -539,7 +457,7 @@ Tensor mse_loss(const Tensor& pred, const Tensor& target) {
 
 Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
     OpScope scope("mse_loss_backward", {&pred, &target});
-    require_matching_pair("mse_loss_backward", pred, target, "prediction");
+    checks::require_matching_pair("mse_loss_backward", pred, target, "prediction");
     Tensor out = Tensor::empty(pred.shape(), pred.dtype(), pred.device());
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -556,8 +474,7 @@ Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
 
 void sgd_step(Tensor& param, const Tensor& grad, double lr) {
     OpScope scope("sgd_step", {&param, &grad});
-    require_matching_pair("sgd_step", param, grad, "parameter");
-    if (!std::isfinite(lr)) fail("sgd_step", fmt::format("learning rate must be finite, got {}", lr));
+    checks::sgd_step(param, grad, lr);
     with_float_type(param.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (param.device() == Device::cuda) {
@@ -571,7 +488,7 @@ void sgd_step(Tensor& param, const Tensor& grad, double lr) {
 
 Tensor copy_to(const Tensor& x, Device device) {
     OpScope scope("copy_to", {&x});
-    require_defined("copy_to", x, "input");
+    checks::require_defined("copy_to", x, "input");
     return x.to(device);
 }
 
