@@ -1,37 +1,19 @@
-// The kernel-set operations: the entry point the profiler hooks, the argument checks
-// (checks.hpp), and the CPU implementations (Eigen for products, plain loops over the shared functors for
-// elementwise work). CUDA tensors go to cuda_backend.
+// The kernel-set operations. Each one enters through its OpScope (the point the profiler
+// hooks), checks its arguments (checks.hpp), allocates its result, and hands the work to
+// the backend of its tensors' device: cpu_backend or cuda_backend, by element type.
 #include "vitals/kernels/ops.hpp"
 
-#include <Eigen/Core>
-#include <algorithm>
-#include <cstring>
-#include <limits>
 #include <type_traits>
-#include <utility>
 
 #include "checks.hpp"
+#include "cpu_backend.hpp"
 #include "cuda_backend.hpp"
-#include "elementwise.hpp"
-#include "nonzero_coordinates.hpp"
 #include "nonzero_scan.hpp"
 #include "vitals/kernels/cuda_context.hpp"
 #include "vitals/kernels/op_hooks.hpp"
 
 namespace vitals::kernels {
 namespace {
-
-template <class T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-template <class T>
-Eigen::Map<RowMatrix<T>> matrix(Tensor& t) {
-    return {t.data<T>(), t.size(0), t.size(1)};
-}
-template <class T>
-Eigen::Map<const RowMatrix<T>> matrix(const Tensor& t) {
-    return {t.data<T>(), t.size(0), t.size(1)};
-}
 
 // Calls f(T{}) with T the float type of `dtype`.
 template <class F>
@@ -52,15 +34,6 @@ decltype(auto) with_any_type(DType dtype, F&& f) {
     return f(std::int64_t{});
 }
 
-template <class C, class A, class B>
-void assign_product(C&& c, const A& a, const B& b, bool accumulate) {
-    if (accumulate) {
-        c.noalias() += a * b;
-    } else {
-        c.noalias() = a * b;
-    }
-}
-
 // c (+)= op(a) @ op(b) on c's device.
 void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bool accumulate) {
     const std::int64_t m = c.size(0), n = c.size(1), k = ta ? a.size(0) : a.size(1);
@@ -68,52 +41,13 @@ void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bo
         using T = decltype(zero);
         if (c.device() == Device::cuda) {
             cuda_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate, current_stream());
-            return;
+        } else {
+            cpu_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate);
         }
-        auto C = matrix<T>(c);
-        const auto A = matrix<T>(a);
-        const auto B = matrix<T>(b);
-        if (!ta && !tb) assign_product(C, A, B, accumulate);
-        if (!ta && tb) assign_product(C, A, B.transpose(), accumulate);
-        if (ta && !tb) assign_product(C, A.transpose(), B, accumulate);
-        if (ta && tb) assign_product(C, A.transpose(), B.transpose(), accumulate);
     });
 }
 
-// A predicate's bool as 1 or 0 of the output type; spelled as a select so that the loop
-// around it vectorises (GCC does not vectorise a bool-to-float cast).
-template <class Out, class V>
-Out to_output(V v) {
-    if constexpr (std::is_same_v<V, bool>) {
-        return v ? Out(1) : Out(0);
-    } else {
-        return static_cast<Out>(v);
-    }
-}
-
-// out[i] = f(x[i]) over a whole tensor, on the CPU.
-template <class In, class Out, class F>
-void cpu_map(const In* x, Out* out, std::int64_t n, F f) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = to_output<Out>(f(x[i]));
-}
-template <class T, class F>
-void cpu_map2(const T* x, const T* y, T* out, std::int64_t n, F f) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
-}
-
-// Calls f(std::integral_constant<Relation, op>{}): the operator as a compile-time value.
-template <class F>
-void with_relation(Relation op, F&& f) {
-    switch (op) {
-        case Relation::gt: return f(std::integral_constant<Relation, Relation::gt>{});
-        case Relation::ge: return f(std::integral_constant<Relation, Relation::ge>{});
-        case Relation::lt: return f(std::integral_constant<Relation, Relation::lt>{});
-        case Relation::le: return f(std::integral_constant<Relation, Relation::le>{});
-        case Relation::eq: return f(std::integral_constant<Relation, Relation::eq>{});
-        case Relation::ne: return f(std::integral_constant<Relation, Relation::ne>{});
-    }
-}
-
+// The name a relation mask runs (and is profiled) under.
 const char* relation_name(Relation op) {
     switch (op) {
         case Relation::gt: return "gt";
@@ -145,8 +79,7 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, bool transpos
         if (out.device() == Device::cuda) {
             cuda_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n, current_stream());
         } else {
-            const Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>> row(bias.data<T>(), s.n);
-            matrix<T>(out).rowwise() = row;
+            cpu_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n);
         }
     });
     gemm_into(out, a, b, false, transpose_b, true);
@@ -167,9 +100,9 @@ Tensor sum_rows(const Tensor& x) {
         using T = decltype(zero);
         if (x.device() == Device::cuda) {
             cuda_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1), current_stream());
-            return;
+        } else {
+            cpu_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1));
         }
-        Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>(out.data<T>(), x.size(1)) = matrix<T>(x).colwise().sum();
     });
     return out;
 }
@@ -183,7 +116,7 @@ Tensor relu(const Tensor& x) {
         if (x.device() == Device::cuda) {
             cuda_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel(), current_stream());
         } else {
-            cpu_map(x.data<T>(), out.data<T>(), x.numel(), elementwise::Relu{});
+            cpu_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel());
         }
     });
     return out;
@@ -198,7 +131,7 @@ Tensor relu_backward(const Tensor& grad, const Tensor& input) {
         if (grad.device() == Device::cuda) {
             cuda_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel(), current_stream());
         } else {
-            cpu_map2(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel(), elementwise::ReluBackward{});
+            cpu_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel());
         }
     });
     return out;
@@ -218,10 +151,7 @@ Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dty
                     cuda_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel(),
                                                       current_stream());
                 } else {
-                    with_relation(op, [&](auto op_constant) {
-                        const elementwise::RelationTo<decltype(op_constant)::value, T> predicate{static_cast<T>(scalar)};
-                        cpu_map(x.data<T>(), out.data<M>(), x.numel(), predicate);
-                    });
+                    cpu_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel());
                 }
             }
         });
@@ -247,18 +177,12 @@ Tensor nonzero(const Tensor& x) {
         }
         return out;
     }
-    // CPU: find the hits, allocate exactly, then write them: widened straight into the
-    // result for one dimension, unravelled for more.
+    // CPU: find the hits, allocate exactly, then write them.
     return with_any_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const nonzero_scan::StagedHits hits(x.data<T>(), n);
         Tensor out = Tensor::empty({hits.count(), dims}, DType::i64, Device::cpu);
-        std::int64_t* cursor = out.data<std::int64_t>();
-        if (dims == 1) {
-            hits.write_indices(cursor);
-        } else if (dims > 1) {
-            nonzero_scan::write_coordinates(hits, shape, cursor);
-        }
+        cpu_backend::nonzero(hits, shape, out.data<std::int64_t>());
         return out;
     });
 }
@@ -280,25 +204,12 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
             }
             return out;
         }
+        // CPU: find the hits of the mask, allocate exactly, then gather the values.
         return with_any_type(mask.dtype(), [&](auto mask_zero) {
             using M = decltype(mask_zero);
             const nonzero_scan::StagedHits hits(mask.data<M>(), n);
             Tensor out = Tensor::empty({hits.count()}, x.dtype(), Device::cpu);
-            const T* values = x.data<T>();
-            T* cursor = out.data<T>();
-            // Hits common enough: a compress of the values, whose cost follows the elements,
-            // beats a gather at the staged positions, whose cost follows the hits
-            // (measured crossover on Zen 4, 1M floats: 20-25% hits).
-            constexpr std::int64_t kDenseSelect = 4;
-            if (nonzero_scan::avx512_vbmi2_supported() && hits.count() * kDenseSelect >= n) {
-                nonzero_scan::compress_values(mask.data<M>(), values, n, cursor, hits.count());
-                return out;
-            }
-            hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
-                const T* block = values + start;
-                for (std::int64_t i = 0; i < count; ++i) cursor[i] = block[positions[i]];
-                cursor += count;
-            });
+            cpu_backend::masked_select<T, M>(hits, mask.data<M>(), x.data<T>(), n, out.data<T>());
             return out;
         });
     });
@@ -313,14 +224,9 @@ Tensor mse_loss(const Tensor& pred, const Tensor& target) {
         const std::int64_t n = pred.numel();
         if (pred.device() == Device::cuda) {
             cuda_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
-            return;
+        } else {
+            cpu_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n);
         }
-        const T* p = pred.data<T>();
-        const T* t = target.data<T>();
-        const elementwise::SquaredError<T> squared;
-        double sum = 0.0;  // double accumulation: a float sum of many terms drifts
-        for (std::int64_t i = 0; i < n; ++i) sum += squared(p[i], t[i]);
-        *out.data<T>() = n == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(sum / static_cast<double>(n));
     });
     return out;
 }
@@ -335,8 +241,7 @@ Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
         if (pred.device() == Device::cuda) {
             cuda_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
         } else {
-            const elementwise::MseBackward<T> grad{static_cast<T>(2.0 / static_cast<double>(n))};
-            cpu_map2(pred.data<T>(), target.data<T>(), out.data<T>(), n, grad);
+            cpu_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n);
         }
     });
     return out;
@@ -350,8 +255,7 @@ void sgd_step(Tensor& param, const Tensor& grad, double lr) {
         if (param.device() == Device::cuda) {
             cuda_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel(), current_stream());
         } else {
-            T* p = param.data<T>();
-            cpu_map2(p, grad.data<T>(), p, param.numel(), elementwise::SgdStep<T>{static_cast<T>(lr)});
+            cpu_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel());
         }
     });
 }
