@@ -222,25 +222,25 @@ TEST_P(KernelsByDtype, SumRowsReluAndBackward) {
     EXPECT_EQ(as_double(k::relu_backward(g, x)), back);
 }
 
-TEST_P(KernelsByDtype, ComparisonsInEveryMaskDtype) {
+TEST_P(KernelsByDtype, RelationMasksInEveryMaskDtype) {
     const DType dtype = GetParam();
     const Tensor x = Tensor::from_vector<double>({6}, {-1.0, 0.0, 0.5, 1.0, 2.0, 0.5});
     const Tensor xd = dtype == DType::f64 ? x : Tensor::from_vector<float>({6}, {-1.0f, 0.0f, 0.5f, 1.0f, 2.0f, 0.5f});
     const struct {
-        k::CompareOp op;
+        k::Relation op;
         std::vector<bool> expected;
     } cases[] = {
-        {k::CompareOp::gt, {false, false, false, true, true, false}},
-        {k::CompareOp::ge, {false, false, true, true, true, true}},
-        {k::CompareOp::lt, {true, true, false, false, false, false}},
-        {k::CompareOp::le, {true, true, true, false, false, true}},
-        {k::CompareOp::eq, {false, false, true, false, false, true}},
-        {k::CompareOp::ne, {true, true, false, true, true, false}},
+        {k::Relation::gt, {false, false, false, true, true, false}},
+        {k::Relation::ge, {false, false, true, true, true, true}},
+        {k::Relation::lt, {true, true, false, false, false, false}},
+        {k::Relation::le, {true, true, true, false, false, true}},
+        {k::Relation::eq, {false, false, true, false, false, true}},
+        {k::Relation::ne, {true, true, false, true, true, false}},
     };
     for (const auto& c : cases) {
-        const Tensor as_bool = k::compare(xd, c.op, 0.5, DType::boolean);
-        const Tensor as_float = k::compare(xd, c.op, 0.5, DType::f32);
-        const Tensor as_double = k::compare(xd, c.op, 0.5, DType::f64);
+        const Tensor as_bool = k::relation_mask(xd, c.op, 0.5, DType::boolean);
+        const Tensor as_float = k::relation_mask(xd, c.op, 0.5, DType::f32);
+        const Tensor as_double = k::relation_mask(xd, c.op, 0.5, DType::f64);
         EXPECT_EQ(as_bool.dtype(), DType::boolean);
         const auto b = as_bool.to_vector<bool>();
         const auto f = as_float.to_vector<float>();
@@ -251,7 +251,7 @@ TEST_P(KernelsByDtype, ComparisonsInEveryMaskDtype) {
             EXPECT_EQ(d[i], c.expected[i] ? 1.0 : 0.0);
         }
     }
-    EXPECT_THROW(k::compare(xd, k::CompareOp::gt, 0.0, DType::i64), std::invalid_argument);
+    EXPECT_THROW(k::relation_mask(xd, k::Relation::gt, 0.0, DType::i64), std::invalid_argument);
 }
 
 TEST_P(KernelsByDtype, MseLossBackwardAndSgd) {
@@ -318,7 +318,7 @@ TEST(Nonzero, RandomMasksOfEveryDtypeMatchAScan) {
     }
     const Tensor as_double = Tensor::from_vector<double>({n}, dense);
     for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) {
-        const Tensor mask = k::compare(as_double, k::CompareOp::ne, 0.0, mask_dtype);
+        const Tensor mask = k::relation_mask(as_double, k::Relation::ne, 0.0, mask_dtype);
         EXPECT_EQ(k::nonzero(mask).to_vector<std::int64_t>(), expected) << k::dtype_name(mask_dtype);
     }
     EXPECT_EQ(k::nonzero(as_double).to_vector<std::int64_t>(), expected);

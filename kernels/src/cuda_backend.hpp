@@ -48,7 +48,7 @@ template <class T>
 void relu_backward(const T* grad, const T* input, T* out, std::int64_t n, Stream stream);
 // out[i] = (x[i] OP scalar) ? 1 : 0, M = bool, float or double.
 template <class T, class M>
-void compare(const T* x, CompareOp op, T scalar, M* out, std::int64_t n, Stream stream);
+void relation_mask(const T* x, Relation op, T scalar, M* out, std::int64_t n, Stream stream);
 
 // Flat indices of the non-zero elements of x (dtype given), in order, into flat_out
 // (capacity n). Synchronises: returns the count.

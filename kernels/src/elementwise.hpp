@@ -30,32 +30,32 @@ struct ReluBackward {
 };
 
 // x OP scalar with the operator fixed at compile time (vectorisable loops).
-template <CompareOp Op, class T>
-struct CompareTo {
+template <Relation Op, class T>
+struct RelationTo {
     T scalar;
     VITALS_HD bool operator()(T x) const {
-        if constexpr (Op == CompareOp::gt) return x > scalar;
-        if constexpr (Op == CompareOp::ge) return x >= scalar;
-        if constexpr (Op == CompareOp::lt) return x < scalar;
-        if constexpr (Op == CompareOp::le) return x <= scalar;
-        if constexpr (Op == CompareOp::eq) return x == scalar;
-        if constexpr (Op == CompareOp::ne) return x != scalar;
+        if constexpr (Op == Relation::gt) return x > scalar;
+        if constexpr (Op == Relation::ge) return x >= scalar;
+        if constexpr (Op == Relation::lt) return x < scalar;
+        if constexpr (Op == Relation::le) return x <= scalar;
+        if constexpr (Op == Relation::eq) return x == scalar;
+        if constexpr (Op == Relation::ne) return x != scalar;
     }
 };
 
 // x OP scalar with the operator chosen at run time (uniform across a GPU launch).
 template <class T>
-struct Compare {
-    CompareOp op;
+struct RelationOp {
+    Relation op;
     T scalar;
     VITALS_HD bool operator()(T x) const {
         switch (op) {
-            case CompareOp::gt: return CompareTo<CompareOp::gt, T>{scalar}(x);
-            case CompareOp::ge: return CompareTo<CompareOp::ge, T>{scalar}(x);
-            case CompareOp::lt: return CompareTo<CompareOp::lt, T>{scalar}(x);
-            case CompareOp::le: return CompareTo<CompareOp::le, T>{scalar}(x);
-            case CompareOp::eq: return CompareTo<CompareOp::eq, T>{scalar}(x);
-            case CompareOp::ne: return CompareTo<CompareOp::ne, T>{scalar}(x);
+            case Relation::gt: return RelationTo<Relation::gt, T>{scalar}(x);
+            case Relation::ge: return RelationTo<Relation::ge, T>{scalar}(x);
+            case Relation::lt: return RelationTo<Relation::lt, T>{scalar}(x);
+            case Relation::le: return RelationTo<Relation::le, T>{scalar}(x);
+            case Relation::eq: return RelationTo<Relation::eq, T>{scalar}(x);
+            case Relation::ne: return RelationTo<Relation::ne, T>{scalar}(x);
         }
         return false;
     }

@@ -30,7 +30,7 @@ void relu(const T*, T*, std::int64_t, Stream) { no_cuda(); }
 template <class T>
 void relu_backward(const T*, const T*, T*, std::int64_t, Stream) { no_cuda(); }
 template <class T, class M>
-void compare(const T*, CompareOp, T, M*, std::int64_t, Stream) { no_cuda(); }
+void relation_mask(const T*, Relation, T, M*, std::int64_t, Stream) { no_cuda(); }
 std::int64_t nonzero_flat(const void*, DType, std::int64_t, std::int64_t*, Stream) { no_cuda(); }
 void unravel(const std::int64_t*, std::int64_t, const Shape&, std::int64_t*, Stream) { no_cuda(); }
 template <class T>
@@ -49,9 +49,9 @@ void sgd_step(T*, const T*, T, std::int64_t, Stream) { no_cuda(); }
     template void sum_rows<T>(const T*, T*, std::int64_t, std::int64_t, Stream);                                \
     template void relu<T>(const T*, T*, std::int64_t, Stream);                                                  \
     template void relu_backward<T>(const T*, const T*, T*, std::int64_t, Stream);                               \
-    template void compare<T, bool>(const T*, CompareOp, T, bool*, std::int64_t, Stream);                        \
-    template void compare<T, float>(const T*, CompareOp, T, float*, std::int64_t, Stream);                      \
-    template void compare<T, double>(const T*, CompareOp, T, double*, std::int64_t, Stream);                    \
+    template void relation_mask<T, bool>(const T*, Relation, T, bool*, std::int64_t, Stream);                   \
+    template void relation_mask<T, float>(const T*, Relation, T, float*, std::int64_t, Stream);                 \
+    template void relation_mask<T, double>(const T*, Relation, T, double*, std::int64_t, Stream);               \
     template std::int64_t masked_select<T>(const T*, const void*, DType, std::int64_t, T*, Stream);             \
     template void mse_loss<T>(const T*, const T*, T*, std::int64_t, Stream);                                    \
     template void mse_loss_backward<T>(const T*, const T*, T*, std::int64_t, Stream);                           \

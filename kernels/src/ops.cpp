@@ -1,87 +1,19 @@
-// The kernel-set operations: validation, the entry point the profiler hooks, and the
-// CPU implementations (Eigen for products, plain loops over the shared functors for
-// elementwise work). CUDA tensors go to cuda_backend.
+// The kernel-set operations. Each one enters through its OpScope (the point the profiler
+// hooks), checks its arguments (checks.hpp), allocates its result, and hands the work to
+// the backend of its tensors' device: cpu_backend or cuda_backend, by element type.
 #include "vitals/kernels/ops.hpp"
 
-#include <fmt/format.h>
-
-#include <Eigen/Core>
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstring>
-#include <limits>
-#include <stdexcept>
 #include <type_traits>
-#include <utility>
 
+#include "checks.hpp"
+#include "cpu_backend.hpp"
 #include "cuda_backend.hpp"
-#include "elementwise.hpp"
 #include "nonzero_scan.hpp"
 #include "vitals/kernels/cuda_context.hpp"
 #include "vitals/kernels/op_hooks.hpp"
 
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
 namespace vitals::kernels {
 namespace {
-
-template <class T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-template <class T>
-Eigen::Map<RowMatrix<T>> matrix(Tensor& t) {
-    return {t.data<T>(), t.size(0), t.size(1)};
-}
-template <class T>
-Eigen::Map<const RowMatrix<T>> matrix(const Tensor& t) {
-    return {t.data<T>(), t.size(0), t.size(1)};
-}
-
-[[noreturn]] void fail(const char* op, const std::string& problem) {
-    throw std::invalid_argument(fmt::format("{}: {}", op, problem));
-}
-
-void require_defined(const char* op, const Tensor& t, const char* name) {
-    if (!t.defined()) fail(op, fmt::format("{} is an undefined tensor", name));
-}
-
-void require_floating(const char* op, const Tensor& t, const char* name) {
-    require_defined(op, t, name);
-    if (t.dtype() != DType::f32 && t.dtype() != DType::f64) {
-        fail(op, fmt::format("{} must be float or double, got {}", name, describe(t)));
-    }
-}
-
-void require_dim(const char* op, const Tensor& t, std::int64_t dim, const char* name) {
-    if (t.dim() != dim) fail(op, fmt::format("{} must be {}-D, got {}", name, dim, describe(t)));
-}
-
-void require_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
-    if (a.dtype() != b.dtype()) {
-        fail(op, fmt::format("dtypes differ: {} and {}; convert one so both match", describe(a), describe(b)));
-    }
-}
-
-void require_same_device(const char* op, const Tensor& a, const Tensor& b) {
-    if (a.device() != b.device()) {
-        fail(op, fmt::format("tensors are on different devices: {} and {}; copy one with copy_to", describe(a), describe(b)));
-    }
-}
-
-void require_same_shape(const char* op, const Tensor& a, const Tensor& b) {
-    if (a.shape() != b.shape()) fail(op, fmt::format("shapes differ: {} and {}", describe(a), describe(b)));
-}
-
-// Two float tensors an elementwise operation combines: same dtype, device and shape.
-void require_matching_pair(const char* op, const Tensor& a, const Tensor& b, const char* name) {
-    require_floating(op, a, name);
-    require_same_dtype(op, a, b);
-    require_same_device(op, a, b);
-    require_same_shape(op, a, b);
-}
 
 // Calls f(T{}) with T the float type of `dtype`.
 template <class F>
@@ -102,15 +34,6 @@ decltype(auto) with_any_type(DType dtype, F&& f) {
     return f(std::int64_t{});
 }
 
-template <class C, class A, class B>
-void assign_product(C&& c, const A& a, const B& b, bool accumulate) {
-    if (accumulate) {
-        c.noalias() += a * b;
-    } else {
-        c.noalias() = a * b;
-    }
-}
-
 // c (+)= op(a) @ op(b) on c's device.
 void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bool accumulate) {
     const std::int64_t m = c.size(0), n = c.size(1), k = ta ? a.size(0) : a.size(1);
@@ -118,211 +41,30 @@ void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bo
         using T = decltype(zero);
         if (c.device() == Device::cuda) {
             cuda_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate, current_stream());
-            return;
+        } else {
+            cpu_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate);
         }
-        auto C = matrix<T>(c);
-        const auto A = matrix<T>(a);
-        const auto B = matrix<T>(b);
-        if (!ta && !tb) assign_product(C, A, B, accumulate);
-        if (!ta && tb) assign_product(C, A, B.transpose(), accumulate);
-        if (ta && !tb) assign_product(C, A.transpose(), B, accumulate);
-        if (ta && tb) assign_product(C, A.transpose(), B.transpose(), accumulate);
     });
 }
 
-struct ProductShape {
-    std::int64_t m, n;
-};
-
-ProductShape check_product(const char* op, const Tensor& a, const Tensor& b, bool ta, bool tb) {
-    require_floating(op, a, "the first matrix");
-    require_floating(op, b, "the second matrix");
-    require_dim(op, a, 2, "the first matrix");
-    require_dim(op, b, 2, "the second matrix");
-    require_same_dtype(op, a, b);
-    require_same_device(op, a, b);
-    const std::int64_t ka = ta ? a.size(0) : a.size(1);
-    const std::int64_t kb = tb ? b.size(1) : b.size(0);
-    if (ka != kb) {
-        fail(op, fmt::format("inner dimensions differ: {}{} @ {}{} ({} vs {})", describe(a), ta ? "^T" : "", describe(b),
-                             tb ? "^T" : "", ka, kb));
-    }
-    return {ta ? a.size(1) : a.size(0), tb ? b.size(0) : b.size(1)};
-}
-
-// A predicate's bool as 1 or 0 of the output type; spelled as a select so that the loop
-// around it vectorises (GCC does not vectorise a bool-to-float cast).
-template <class Out, class V>
-Out to_output(V v) {
-    if constexpr (std::is_same_v<V, bool>) {
-        return v ? Out(1) : Out(0);
-    } else {
-        return static_cast<Out>(v);
-    }
-}
-
-// out[i] = f(x[i]) over a whole tensor, on the CPU.
-template <class In, class Out, class F>
-void cpu_map(const In* x, Out* out, std::int64_t n, F f) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = to_output<Out>(f(x[i]));
-}
-template <class T, class F>
-void cpu_map2(const T* x, const T* y, T* out, std::int64_t n, F f) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
-}
-
-// Calls f(std::integral_constant<CompareOp, op>{}): the operator as a compile-time value.
-template <class F>
-void with_compare_op(CompareOp op, F&& f) {
+// The name a relation mask runs (and is profiled) under.
+const char* relation_name(Relation op) {
     switch (op) {
-        case CompareOp::gt: return f(std::integral_constant<CompareOp, CompareOp::gt>{});
-        case CompareOp::ge: return f(std::integral_constant<CompareOp, CompareOp::ge>{});
-        case CompareOp::lt: return f(std::integral_constant<CompareOp, CompareOp::lt>{});
-        case CompareOp::le: return f(std::integral_constant<CompareOp, CompareOp::le>{});
-        case CompareOp::eq: return f(std::integral_constant<CompareOp, CompareOp::eq>{});
-        case CompareOp::ne: return f(std::integral_constant<CompareOp, CompareOp::ne>{});
+        case Relation::gt: return "gt";
+        case Relation::ge: return "ge";
+        case Relation::lt: return "lt";
+        case Relation::le: return "le";
+        case Relation::eq: return "eq";
+        case Relation::ne: return "ne";
     }
+    return "relation_mask";
 }
-
-const char* compare_name(CompareOp op) {
-    switch (op) {
-        case CompareOp::gt: return "gt";
-        case CompareOp::ge: return "ge";
-        case CompareOp::lt: return "lt";
-        case CompareOp::le: return "le";
-        case CompareOp::eq: return "eq";
-        case CompareOp::ne: return "ne";
-    }
-    return "compare";
-}
-
-// The row (a run of the last dimension) that the latest hit fell in: its flat range
-// and its leading coordinates. No row yet: end == 0.
-struct CurrentRow {
-    std::int64_t begin = 0;
-    std::int64_t end = 0;
-    std::array<std::int64_t, 3> lead{};  // ranks 2 to 4 use the first dims() - 1
-};
-
-// Hits a group of unravel_ascending writes at once, all in one row.
-constexpr std::int64_t kRowGroup = 8;
-
-// Writes kRowGroup hits of one row: the row's leading coordinates and each hit's column
-// (its flat index minus `row_begin`). No branch between them.
-template <std::size_t kDims>
-void write_row_group(const std::array<std::int64_t, kDims - 1>& lead, std::int64_t start, std::int64_t row_begin,
-                     const std::uint16_t* positions, std::int64_t* out) {
-    constexpr auto kStride = static_cast<std::int64_t>(kDims);
-#if defined(__AVX2__)
-    if constexpr (kDims == 2) {
-        // (row, column) pairs: 4 columns widened at once, interleaved with the row.
-        const __m256i row_index = _mm256_set1_epi64x(lead[0]);
-        const __m256i offset = _mm256_set1_epi64x(start - row_begin);
-        for (std::int64_t j = 0; j < kRowGroup; j += 4) {
-            const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(positions + j));
-            const __m256i column = _mm256_add_epi64(_mm256_cvtepu16_epi64(four), offset);
-            const __m256i even = _mm256_unpacklo_epi64(row_index, column);  // hits 0 and 2
-            const __m256i odd = _mm256_unpackhi_epi64(row_index, column);   // hits 1 and 3
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j), _mm256_permute2x128_si256(even, odd, 0x20));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j + 4), _mm256_permute2x128_si256(even, odd, 0x31));
-        }
-        return;
-    }
-#endif
-    for (std::int64_t j = 0; j < kRowGroup; ++j, out += kStride) {
-        std::copy(lead.begin(), lead.end(), out);
-        out[kStride - 1] = start + positions[j] - row_begin;
-    }
-}
-
-// Row-major coordinates of ascending flat indices, a row at a time: a hit in the current
-// row writes the row's leading coordinates and its offset in the row; only a step into
-// another row moves the row (a carry into the next one, a division to one further on).
-// No hit waits on the one before, and a division per coordinate per hit (which made a
-// 2-D nonzero 10x slower than 1-D) happens once per row with hits at most.
-template <std::size_t kDims>
-void unravel_ascending(std::int64_t start, const std::uint16_t* positions, std::int64_t count, const Shape& shape,
-                       CurrentRow& row, std::int64_t* out) {
-    constexpr std::size_t kLead = kDims - 1;
-    std::array<std::int64_t, kDims> extent{};
-    std::copy_n(shape.begin(), kDims, extent.begin());
-    const std::int64_t width = extent[kLead];
-    // Locals, so that the writes to `out` cannot alias them.
-    std::array<std::int64_t, kLead> lead{};
-    std::copy_n(row.lead.begin(), kLead, lead.begin());
-    std::int64_t begin = row.begin;
-    std::int64_t end = row.end;
-    std::int64_t i = 0;
-    while (i < count) {
-        // Whole groups while they stay in the current row (the indices ascend, so the
-        // group's last decides).
-        for (; i + kRowGroup <= count && start + positions[i + kRowGroup - 1] < end; i += kRowGroup, out += kRowGroup * kDims) {
-            write_row_group<kDims>(lead, start, begin, positions + i, out);
-        }
-        if (i == count) break;
-        const std::int64_t flat = start + positions[i];
-        if (flat >= end) {
-            if (end != 0 && flat < end + width) {
-                begin = end;
-                ++lead[kLead - 1];
-                for (std::size_t d = kLead - 1; d > 0 && lead[d] == extent[d]; --d) {
-                    lead[d] = 0;
-                    ++lead[d - 1];
-                }
-            } else {
-                std::int64_t rest = flat / width;
-                begin = rest * width;
-                for (std::size_t d = kLead; d-- > 0;) {
-                    lead[d] = rest % extent[d];
-                    rest /= extent[d];
-                }
-            }
-            end = begin + width;
-        }
-        for (std::size_t d = 0; d < kLead; ++d) out[d] = lead[d];
-        out[kLead] = flat - begin;
-        ++i;
-        out += kDims;
-    }
-    std::copy_n(lead.begin(), kLead, row.lead.begin());
-    row.begin = begin;
-    row.end = end;
-}
-
-// Writes the coordinates of a tensor's hits block by block (the indices ascend across
-// blocks): ranks 2 to 4 a row at a time, higher ranks by a division per hit.
-class AscendingUnravel {
-public:
-    explicit AscendingUnravel(Shape shape) : shape_(std::move(shape)) {}
-
-    void write(std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t* out) {
-        switch (shape_.size()) {
-            case 2: return unravel_ascending<2>(start, positions, count, shape_, row_, out);
-            case 3: return unravel_ascending<3>(start, positions, count, shape_, row_, out);
-            case 4: return unravel_ascending<4>(start, positions, count, shape_, row_, out);
-            default: break;
-        }
-        const auto dims = static_cast<std::int64_t>(shape_.size());
-        for (std::int64_t i = 0; i < count; ++i) {
-            std::int64_t rest = start + positions[i];
-            for (std::int64_t d = dims - 1; d >= 0; --d) {
-                const std::int64_t extent = shape_[static_cast<std::size_t>(d)];
-                out[i * dims + d] = rest % extent;
-                rest /= extent;
-            }
-        }
-    }
-
-private:
-    Shape shape_;
-    CurrentRow row_;
-};
 
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
     OpScope scope("matmul", {&a, &b});
-    const ProductShape s = check_product("matmul", a, b, transpose_a, transpose_b);
+    const checks::ProductShape s = checks::product("matmul", a, b, transpose_a, transpose_b);
     Tensor out = Tensor::empty({s.m, s.n}, a.dtype(), a.device());
     gemm_into(out, a, b, transpose_a, transpose_b, false);
     return out;
@@ -330,21 +72,14 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, bool transpose_b) {
     OpScope scope("addmm", {&bias, &a, &b});
-    const ProductShape s = check_product("addmm", a, b, false, transpose_b);
-    require_floating("addmm", bias, "bias");
-    require_same_dtype("addmm", bias, a);
-    require_same_device("addmm", bias, a);
-    if (bias.dim() != 1 || bias.size(0) != s.n) {
-        fail("addmm", fmt::format("bias must have shape [{}] for a [{}, {}] product, got {}", s.n, s.m, s.n, describe(bias)));
-    }
+    const checks::ProductShape s = checks::addmm(bias, a, b, transpose_b);
     Tensor out = Tensor::empty({s.m, s.n}, a.dtype(), a.device());
     with_float_type(a.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (out.device() == Device::cuda) {
             cuda_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n, current_stream());
         } else {
-            const Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>> row(bias.data<T>(), s.n);
-            matrix<T>(out).rowwise() = row;
+            cpu_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n);
         }
     });
     gemm_into(out, a, b, false, transpose_b, true);
@@ -353,41 +88,35 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, bool transpos
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     OpScope scope("linear", {&x, &weight, &bias});
-    require_dim("linear", weight, 2, "weight");
-    require_dim("linear", x, 2, "input");
-    if (x.size(1) != weight.size(1)) {
-        fail("linear", fmt::format("input {} has {} features but weight {} expects {}", describe(x), x.size(1),
-                                   describe(weight), weight.size(1)));
-    }
+    checks::linear(x, weight);
     return addmm(bias, x, weight, /*transpose_b=*/true);
 }
 
 Tensor sum_rows(const Tensor& x) {
     OpScope scope("sum_rows", {&x});
-    require_floating("sum_rows", x, "input");
-    require_dim("sum_rows", x, 2, "input");
+    checks::sum_rows(x);
     Tensor out = Tensor::empty({x.size(1)}, x.dtype(), x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (x.device() == Device::cuda) {
             cuda_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1), current_stream());
-            return;
+        } else {
+            cpu_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1));
         }
-        Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>(out.data<T>(), x.size(1)) = matrix<T>(x).colwise().sum();
     });
     return out;
 }
 
 Tensor relu(const Tensor& x) {
     OpScope scope("relu", {&x});
-    require_floating("relu", x, "input");
+    checks::require_floating("relu", x, "input");
     Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (x.device() == Device::cuda) {
             cuda_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel(), current_stream());
         } else {
-            cpu_map(x.data<T>(), out.data<T>(), x.numel(), elementwise::Relu{});
+            cpu_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel());
         }
     });
     return out;
@@ -395,24 +124,23 @@ Tensor relu(const Tensor& x) {
 
 Tensor relu_backward(const Tensor& grad, const Tensor& input) {
     OpScope scope("relu_backward", {&grad, &input});
-    require_matching_pair("relu_backward", grad, input, "grad");
+    checks::require_matching_pair("relu_backward", grad, input, "grad");
     Tensor out = Tensor::empty(grad.shape(), grad.dtype(), grad.device());
     with_float_type(grad.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (grad.device() == Device::cuda) {
             cuda_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel(), current_stream());
         } else {
-            cpu_map2(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel(), elementwise::ReluBackward{});
+            cpu_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel());
         }
     });
     return out;
 }
 
-Tensor compare(const Tensor& x, CompareOp op, double scalar, DType mask_dtype) {
-    const char* name = compare_name(op);
+Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dtype) {
+    const char* name = relation_name(op);
     OpScope scope(name, {&x});
-    require_floating(name, x, "input");
-    if (mask_dtype == DType::i64) fail(name, "the mask dtype must be bool, float or double, not int64");
+    checks::relation_mask(name, x, mask_dtype);
     Tensor out = Tensor::empty(x.shape(), mask_dtype, x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -420,13 +148,10 @@ Tensor compare(const Tensor& x, CompareOp op, double scalar, DType mask_dtype) {
             using M = decltype(mask_zero);
             if constexpr (!std::is_same_v<M, std::int64_t>) {
                 if (x.device() == Device::cuda) {
-                    cuda_backend::compare<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel(),
-                                                current_stream());
+                    cuda_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel(),
+                                                      current_stream());
                 } else {
-                    with_compare_op(op, [&](auto op_constant) {
-                        const elementwise::CompareTo<decltype(op_constant)::value, T> predicate{static_cast<T>(scalar)};
-                        cpu_map(x.data<T>(), out.data<M>(), x.numel(), predicate);
-                    });
+                    cpu_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel());
                 }
             }
         });
@@ -436,7 +161,7 @@ Tensor compare(const Tensor& x, CompareOp op, double scalar, DType mask_dtype) {
 
 Tensor nonzero(const Tensor& x) {
     OpScope scope("nonzero", {&x});
-    require_defined("nonzero", x, "input");
+    checks::require_defined("nonzero", x, "input");
     const std::int64_t n = x.numel();
     // One row of coordinates per hit; a 0-D tensor, like torch's, gives rows of none.
     const std::int64_t dims = x.dim();
@@ -452,32 +177,19 @@ Tensor nonzero(const Tensor& x) {
         }
         return out;
     }
-    // CPU: find the hits, allocate exactly, then write them: widened straight into the
-    // result for one dimension, unravelled for more.
+    // CPU: find the hits, allocate exactly, then write them.
     return with_any_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const nonzero_scan::StagedHits hits(x.data<T>(), n);
         Tensor out = Tensor::empty({hits.count(), dims}, DType::i64, Device::cpu);
-        std::int64_t* cursor = out.data<std::int64_t>();
-        if (dims == 1) {
-            hits.write_indices(cursor);
-        } else if (dims > 1) {
-            AscendingUnravel unravel(shape);
-            hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
-                unravel.write(start, positions, count, cursor);
-                cursor += count * dims;
-            });
-        }
+        cpu_backend::nonzero(hits, shape, out.data<std::int64_t>());
         return out;
     });
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
     OpScope scope("masked_select", {&x, &mask});
-    require_floating("masked_select", x, "input");
-    require_defined("masked_select", mask, "mask");
-    require_same_device("masked_select", x, mask);
-    require_same_shape("masked_select", x, mask);
+    checks::masked_select(x, mask);
     const std::int64_t n = x.numel();
     return with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -492,25 +204,12 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
             }
             return out;
         }
+        // CPU: find the hits of the mask, allocate exactly, then gather the values.
         return with_any_type(mask.dtype(), [&](auto mask_zero) {
             using M = decltype(mask_zero);
             const nonzero_scan::StagedHits hits(mask.data<M>(), n);
             Tensor out = Tensor::empty({hits.count()}, x.dtype(), Device::cpu);
-            const T* values = x.data<T>();
-            T* cursor = out.data<T>();
-            // Hits common enough: a compress of the values, whose cost follows the elements,
-            // beats a gather at the staged positions, whose cost follows the hits
-            // (measured crossover on Zen 4, 1M floats: 20-25% hits).
-            constexpr std::int64_t kDenseSelect = 4;
-            if (nonzero_scan::avx512_vbmi2_supported() && hits.count() * kDenseSelect >= n) {
-                nonzero_scan::compress_values(mask.data<M>(), values, n, cursor, hits.count());
-                return out;
-            }
-            hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
-                const T* block = values + start;
-                for (std::int64_t i = 0; i < count; ++i) cursor[i] = block[positions[i]];
-                cursor += count;
-            });
+            cpu_backend::masked_select<T, M>(hits, mask.data<M>(), x.data<T>(), n, out.data<T>());
             return out;
         });
     });
@@ -518,28 +217,23 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
 
 Tensor mse_loss(const Tensor& pred, const Tensor& target) {
     OpScope scope("mse_loss", {&pred, &target});
-    require_matching_pair("mse_loss", pred, target, "prediction");
+    checks::require_matching_pair("mse_loss", pred, target, "prediction");
     Tensor out = Tensor::empty({}, pred.dtype(), pred.device());
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const std::int64_t n = pred.numel();
         if (pred.device() == Device::cuda) {
             cuda_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
-            return;
+        } else {
+            cpu_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n);
         }
-        const T* p = pred.data<T>();
-        const T* t = target.data<T>();
-        const elementwise::SquaredError<T> squared;
-        double sum = 0.0;  // double accumulation: a float sum of many terms drifts
-        for (std::int64_t i = 0; i < n; ++i) sum += squared(p[i], t[i]);
-        *out.data<T>() = n == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(sum / static_cast<double>(n));
     });
     return out;
 }
 
 Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
     OpScope scope("mse_loss_backward", {&pred, &target});
-    require_matching_pair("mse_loss_backward", pred, target, "prediction");
+    checks::require_matching_pair("mse_loss_backward", pred, target, "prediction");
     Tensor out = Tensor::empty(pred.shape(), pred.dtype(), pred.device());
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -547,8 +241,7 @@ Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
         if (pred.device() == Device::cuda) {
             cuda_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
         } else {
-            const elementwise::MseBackward<T> grad{static_cast<T>(2.0 / static_cast<double>(n))};
-            cpu_map2(pred.data<T>(), target.data<T>(), out.data<T>(), n, grad);
+            cpu_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n);
         }
     });
     return out;
@@ -556,22 +249,20 @@ Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
 
 void sgd_step(Tensor& param, const Tensor& grad, double lr) {
     OpScope scope("sgd_step", {&param, &grad});
-    require_matching_pair("sgd_step", param, grad, "parameter");
-    if (!std::isfinite(lr)) fail("sgd_step", fmt::format("learning rate must be finite, got {}", lr));
+    checks::sgd_step(param, grad, lr);
     with_float_type(param.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (param.device() == Device::cuda) {
             cuda_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel(), current_stream());
         } else {
-            T* p = param.data<T>();
-            cpu_map2(p, grad.data<T>(), p, param.numel(), elementwise::SgdStep<T>{static_cast<T>(lr)});
+            cpu_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel());
         }
     });
 }
 
 Tensor copy_to(const Tensor& x, Device device) {
     OpScope scope("copy_to", {&x});
-    require_defined("copy_to", x, "input");
+    checks::require_defined("copy_to", x, "input");
     return x.to(device);
 }
 

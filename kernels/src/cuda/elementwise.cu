@@ -82,8 +82,8 @@ void relu_backward(const T* grad, const T* input, T* out, std::int64_t n, Stream
 }
 
 template <class T, class M>
-void compare(const T* x, CompareOp op, T scalar, M* out, std::int64_t n, Stream stream) {
-    map(x, out, n, ew::Compare<T>{op, scalar}, stream);
+void relation_mask(const T* x, Relation op, T scalar, M* out, std::int64_t n, Stream stream) {
+    map(x, out, n, ew::RelationOp<T>{op, scalar}, stream);
 }
 
 template <class T>
@@ -121,9 +121,9 @@ void sgd_step(T* param, const T* grad, T lr, std::int64_t n, Stream stream) {
 #define VITALS_INSTANTIATE_ELEMENTWISE(T)                                                                           \
     template void relu<T>(const T*, T*, std::int64_t, Stream);                                                      \
     template void relu_backward<T>(const T*, const T*, T*, std::int64_t, Stream);                                   \
-    template void compare<T, bool>(const T*, CompareOp, T, bool*, std::int64_t, Stream);                            \
-    template void compare<T, float>(const T*, CompareOp, T, float*, std::int64_t, Stream);                          \
-    template void compare<T, double>(const T*, CompareOp, T, double*, std::int64_t, Stream);                        \
+    template void relation_mask<T, bool>(const T*, Relation, T, bool*, std::int64_t, Stream);                       \
+    template void relation_mask<T, float>(const T*, Relation, T, float*, std::int64_t, Stream);                     \
+    template void relation_mask<T, double>(const T*, Relation, T, double*, std::int64_t, Stream);                   \
     template void mse_loss<T>(const T*, const T*, T*, std::int64_t, Stream);                                        \
     template void mse_loss_backward<T>(const T*, const T*, T*, std::int64_t, Stream);                               \
     template void sgd_step<T>(T*, const T*, T, std::int64_t, Stream);

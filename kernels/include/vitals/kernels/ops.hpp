@@ -24,14 +24,14 @@ Tensor relu(const Tensor& x);
 // grad where input > 0, else 0.
 Tensor relu_backward(const Tensor& grad, const Tensor& input);
 
-enum class CompareOp { gt, ge, lt, le, eq, ne };
+enum class Relation { gt, ge, lt, le, eq, ne };
 // Elementwise x OP scalar, as a mask of `mask_dtype` (bool, f32 or f64; 1 or 0).
-Tensor compare(const Tensor& x, CompareOp op, double scalar, DType mask_dtype = DType::boolean);
+Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dtype = DType::boolean);
 inline Tensor gt(const Tensor& x, double scalar, DType mask_dtype = DType::boolean) {
-    return compare(x, CompareOp::gt, scalar, mask_dtype);
+    return relation_mask(x, Relation::gt, scalar, mask_dtype);
 }
 inline Tensor lt(const Tensor& x, double scalar, DType mask_dtype = DType::boolean) {
-    return compare(x, CompareOp::lt, scalar, mask_dtype);
+    return relation_mask(x, Relation::lt, scalar, mask_dtype);
 }
 
 // Indices of the non-zero elements: int64 [hits, dim], one row per hit in row-major
