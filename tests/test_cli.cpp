@@ -219,6 +219,43 @@ TEST_F(Cli, ProfileShowsTheModelsOperators) {
     }
 }
 
+// A time as the table and the Measurement print it ("59.081us", "55.31 us"), in seconds.
+double printed_seconds(const std::string& text) {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    std::string unit = text.substr(used);
+    unit.erase(0, unit.find_first_not_of(' '));
+    if (unit.rfind("ns", 0) == 0) return value * 1e-9;
+    if (unit.rfind("us", 0) == 0) return value * 1e-6;
+    if (unit.rfind("ms", 0) == 0) return value * 1e-3;
+    return value;
+}
+
+// The profiled statement runs as the timed one does (same threads, same setup), so an
+// operator's time per call under `profile` agrees with the `timeit` median of the same
+// case. Measured in one test run; the tolerance is wide for shared, noisy machines.
+TEST_F(Cli, ProfiledOperatorTimeAgreesWithTimeit) {
+    const std::string name = "matmul/128x128/cpu-f32";
+    const CommandResult timed = run_vitals("timeit " + name + " --min-run-time 0.05");
+    ASSERT_EQ(timed.exit_code, 0) << timed.err;
+    const auto median_at = timed.out.find("Median: ");
+    ASSERT_NE(median_at, std::string::npos) << timed.out;
+    const double median = printed_seconds(timed.out.substr(median_at + 8));
+
+    const CommandResult profiled = run_vitals("profile " + name + " --steps 40");
+    ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
+    const auto row = profiled.out.find("  matmul  ");
+    ASSERT_NE(row, std::string::npos) << profiled.out;
+    std::istringstream columns(profiled.out.substr(row, profiled.out.find('\n', row) - row));
+    std::vector<std::string> cells;
+    for (std::string cell; columns >> cell;) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 7u) << profiled.out;  // name, self %, self, total %, total, avg, calls
+    EXPECT_EQ(cells[6], "40");
+    const double per_call = printed_seconds(cells[5]);
+    EXPECT_GT(per_call / median, 1.0 / 3) << "profile " << per_call << " s per call, timeit " << median << " s";
+    EXPECT_LT(per_call / median, 3.0) << "profile " << per_call << " s per call, timeit " << median << " s";
+}
+
 TEST_F(Cli, ProfileWithAScheduleWritesOneTracePerCycle) {
     const fs::path logs = dir_ / "logs";
     const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --wait 1 --warmup 1 --active 2 --steps 8 --trace-dir " +

@@ -39,6 +39,19 @@ TEST(Runner, ListsEveryRegisteredCaseInOrder) {
     EXPECT_EQ(r.out, "fixture/sqrt\nfixture/throws\nfixture/needs-gpu\nfixture/family/1\nfixture/family/2\n");
 }
 
+// `vitals profile` runs a case the way `timeit` does: with the case's num_threads
+// (it once ran a one-thread case on every OpenMP thread).
+TEST(Runner, ProfileRunsTheCaseWithItsThreadCount) {
+    for (const int threads : {1, 2}) {
+        const CommandResult r = run("vitals_threads_bench", "profile threads/" + std::to_string(threads) + " --steps 3");
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const std::string seen = "omp=" + std::to_string(threads) + " eigen=" + std::to_string(threads);
+        EXPECT_NE(r.out.find(seen), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find(threads == 1 ? "omp=2" : "omp=1"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("relu"), std::string::npos) << r.out;
+    }
+}
+
 TEST(Runner, AThrowingCaseFailsTheRunButNotTheOtherCases) {
     const fs::path json_path = fs::temp_directory_path() / ("vitals-runner-" + std::to_string(::getpid()) + ".json");
     const CommandResult r = run("vitals_fixture_bench", "run --min-run-time 0.01 --json " + json_path.string());
