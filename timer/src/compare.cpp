@@ -133,11 +133,29 @@ std::vector<T> ordered_unique(const std::vector<T>& items) {
 
 enum class ColorMode { none, columnwise, rowwise };
 
-std::string render_table(const std::vector<const Measurement*>& results, ColorMode colorize, bool trim,
-                         bool highlight) {
+// One table's grid: rows (sub_label, grouped by thread count, then env) by columns
+// (descriptions), each cell a measurement or empty. Built first, then drawn.
+struct Grid {
+    struct Row {
+        std::size_t index;  // into keys and cells
+        std::size_t group;  // thread-count group
+        bool render_env;
+        std::optional<int> separator_threads;  // a "N threads:" line above this row
+    };
+    stats::TimeUnit unit;
+    std::vector<RowKey> row_keys;
+    std::vector<std::string> col_keys;
+    std::vector<std::vector<Cell>> cells;  // [row key][column]
+    std::vector<Row> rows;
+    std::vector<std::vector<std::size_t>> rows_by_group;
+    std::size_t env_width = 0;  // 0: every row has the same env, none is shown
+};
+
+Grid layout_grid(const std::vector<const Measurement*>& results) {
+    Grid grid;
     double min_median = results.front()->median();
     for (Cell m : results) min_median = std::min(min_median, m->median());
-    const stats::TimeUnit unit = stats::select_unit(min_median);
+    grid.unit = stats::select_unit(min_median);
 
     std::vector<RowKey> all_rows;
     std::vector<std::string> all_cols;
@@ -145,76 +163,60 @@ std::string render_table(const std::vector<const Measurement*>& results, ColorMo
         all_rows.push_back({m->num_threads(), m->env(), m->task_spec().row_name()});
         all_cols.push_back(m->description());
     }
-    std::vector<RowKey> row_keys = ordered_unique(all_rows);
+    grid.row_keys = ordered_unique(all_rows);
     // Sort by (threads, env) only, keeping first-seen order within each.
-    std::stable_sort(row_keys.begin(), row_keys.end(), [](const RowKey& a, const RowKey& b) {
+    std::stable_sort(grid.row_keys.begin(), grid.row_keys.end(), [](const RowKey& a, const RowKey& b) {
         return std::tie(a.num_threads, a.env) < std::tie(b.num_threads, b.env);
     });
-    const std::vector<std::string> col_keys = ordered_unique(all_cols);
+    grid.col_keys = ordered_unique(all_cols);
 
-    std::vector<std::vector<Cell>> cells(row_keys.size(), std::vector<Cell>(col_keys.size(), nullptr));
+    grid.cells.assign(grid.row_keys.size(), std::vector<Cell>(grid.col_keys.size(), nullptr));
     for (std::size_t k = 0; k < results.size(); ++k) {
-        const auto i = std::find(row_keys.begin(), row_keys.end(), all_rows[k]) - row_keys.begin();
-        const auto j = std::find(col_keys.begin(), col_keys.end(), all_cols[k]) - col_keys.begin();
-        cells[i][j] = results[k];
+        const auto i = std::find(grid.row_keys.begin(), grid.row_keys.end(), all_rows[k]) - grid.row_keys.begin();
+        const auto j = std::find(grid.col_keys.begin(), grid.col_keys.end(), all_cols[k]) - grid.col_keys.begin();
+        grid.cells[i][j] = results[k];
     }
 
     std::vector<std::string> envs;
     for (Cell m : results) envs.push_back(m->env());
     envs = ordered_unique(envs);
     const bool render_env = envs.size() > 1;
-    std::size_t env_len = 0;
     if (render_env) {
-        for (const auto& e : envs) env_len = std::max(env_len, e.size());
+        for (const auto& e : envs) grid.env_width = std::max(grid.env_width, e.size());
     }
 
-    struct Row {
-        std::size_t index;
-        std::size_t group;
-        bool render_env;
-        std::optional<int> separator_threads;
-    };
-    std::vector<Row> rows;
-    std::vector<std::vector<std::size_t>> rows_by_group;
     int prior_threads = -1;
     std::string prior_env;
-    for (std::size_t i = 0; i < row_keys.size(); ++i) {
-        const bool transition = row_keys[i].num_threads != prior_threads;
+    for (std::size_t i = 0; i < grid.row_keys.size(); ++i) {
+        const bool transition = grid.row_keys[i].num_threads != prior_threads;
         if (transition) {
-            prior_threads = row_keys[i].num_threads;
+            prior_threads = grid.row_keys[i].num_threads;
             prior_env.clear();
-            rows_by_group.emplace_back();
+            grid.rows_by_group.emplace_back();
         }
-        const bool show_env = render_env && row_keys[i].env != prior_env;
-        rows.push_back({i, rows_by_group.size() - 1, show_env,
-                        transition ? std::optional<int>(row_keys[i].num_threads) : std::nullopt});
-        rows_by_group.back().push_back(i);
-        prior_env = row_keys[i].env;
+        const bool show_env = render_env && grid.row_keys[i].env != prior_env;
+        grid.rows.push_back({i, grid.rows_by_group.size() - 1, show_env,
+                             transition ? std::optional<int>(grid.row_keys[i].num_threads) : std::nullopt});
+        grid.rows_by_group.back().push_back(i);
+        prior_env = grid.row_keys[i].env;
     }
+    return grid;
+}
 
-    std::vector<Column> columns;
-    for (std::size_t j = 0; j < col_keys.size(); ++j) {
-        std::vector<std::vector<Cell>> grouped;
-        for (const auto& group : rows_by_group) {
-            std::vector<Cell> g;
-            for (std::size_t i : group) g.push_back(cells[i][j]);
-            grouped.push_back(std::move(g));
-        }
-        columns.emplace_back(std::move(grouped), unit.scale, trim, highlight);
-    }
-
-    std::vector<std::vector<std::string>> string_rows;
-    string_rows.emplace_back();
-    string_rows.back().push_back("");
-    for (const auto& c : col_keys) string_rows.back().push_back(c);
-    for (const Row& row : rows) {
-        const std::vector<Cell>& row_cells = cells[row.index];
+// The cells' text: a header row of descriptions, then per row its name and the medians
+// in the table's unit, rounded and flagged as the columns decide.
+std::vector<std::vector<std::string>> cell_text(const Grid& grid, const std::vector<Column>& columns) {
+    std::vector<std::vector<std::string>> text;
+    text.emplace_back();
+    text.back().push_back("");
+    for (const auto& c : grid.col_keys) text.back().push_back(c);
+    for (const Grid::Row& row : grid.rows) {
+        const std::vector<Cell>& row_cells = grid.cells[row.index];
         Cell first = nullptr;
         for (Cell m : row_cells) {
             if (m != nullptr && first == nullptr) first = m;
         }
-        std::string env = row.render_env ? "(" + first->env() + ")" : "";
-        env = ljust(env, env_len + 4);
+        const std::string env = ljust(row.render_env ? "(" + first->env() + ")" : "", grid.env_width + 4);
         std::vector<std::string> out{"  " + env + first->task_spec().row_name()};
         for (std::size_t j = 0; j < row_cells.size(); ++j) {
             Cell m = row_cells[j];
@@ -222,19 +224,57 @@ std::string render_table(const std::vector<const Measurement*>& results, ColorMo
                 out.push_back(columns[j].num_to_str(std::nullopt, 1, std::nullopt));
             } else {
                 out.push_back(columns[j].num_to_str(
-                    m->median() / unit.scale, m->significant_figures(),
+                    m->median() / grid.unit.scale, m->significant_figures(),
                     m->has_warnings() ? std::optional<double>(m->iqr() / m->median()) : std::nullopt));
             }
         }
-        string_rows.push_back(std::move(out));
+        text.push_back(std::move(out));
     }
-
     std::size_t num_cols = 0;
-    for (const auto& sr : string_rows) num_cols = std::max(num_cols, sr.size());
-    for (auto& sr : string_rows) sr.resize(num_cols);
+    for (const auto& row : text) num_cols = std::max(num_cols, row.size());
+    for (auto& row : text) row.resize(num_cols);
+    return text;
+}
+
+// The best median each cell of a row is coloured against (none without colours).
+std::vector<std::optional<double>> best_medians(const Grid& grid, const Grid::Row& row, const std::vector<Column>& columns,
+                                                ColorMode colorize) {
+    const std::vector<Cell>& row_cells = grid.cells[row.index];
+    std::vector<std::optional<double>> best(row_cells.size());
+    if (colorize == ColorMode::rowwise) {
+        double row_min = std::numeric_limits<double>::infinity();
+        for (Cell m : row_cells) {
+            if (m) row_min = std::min(row_min, m->median());
+        }
+        std::fill(best.begin(), best.end(), row_min);
+    } else if (colorize == ColorMode::columnwise) {
+        for (std::size_t j = 0; j < row_cells.size(); ++j) {
+            for (Cell m : columns[j].results_for(row.group)) {
+                if (m) best[j] = best[j] ? std::min(*best[j], m->median()) : m->median();
+            }
+        }
+    }
+    return best;
+}
+
+std::string render_table(const std::vector<const Measurement*>& results, ColorMode colorize, bool trim,
+                         bool highlight) {
+    const Grid grid = layout_grid(results);
+    std::vector<Column> columns;
+    for (std::size_t j = 0; j < grid.col_keys.size(); ++j) {
+        std::vector<std::vector<Cell>> grouped;
+        for (const auto& group : grid.rows_by_group) {
+            std::vector<Cell> g;
+            for (std::size_t i : group) g.push_back(grid.cells[i][j]);
+            grouped.push_back(std::move(g));
+        }
+        columns.emplace_back(std::move(grouped), grid.unit.scale, trim, highlight);
+    }
+    const std::vector<std::vector<std::string>> text = cell_text(grid, columns);
+    const std::size_t num_cols = text[0].size();
     std::vector<std::size_t> widths(num_cols, 0);
-    for (const auto& sr : string_rows) {
-        for (std::size_t j = 0; j < num_cols; ++j) widths[j] = std::max(widths[j], sr[j].size());
+    for (const auto& row : text) {
+        for (std::size_t j = 0; j < num_cols; ++j) widths[j] = std::max(widths[j], row[j].size());
     }
 
     const auto join = [](const std::vector<std::string>& parts) {
@@ -243,32 +283,18 @@ std::string render_table(const std::vector<const Measurement*>& results, ColorMo
         return out;
     };
     std::vector<std::string> header;
-    for (std::size_t j = 0; j < num_cols; ++j) header.push_back(center(string_rows[0][j], widths[j]));
+    for (std::size_t j = 0; j < num_cols; ++j) header.push_back(center(text[0][j], widths[j]));
     std::vector<std::string> lines{join(header)};
     const std::size_t overall_width = lines[0].size();
 
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-        const Row& row = rows[r];
+    for (std::size_t r = 0; r < grid.rows.size(); ++r) {
+        const Grid::Row& row = grid.rows[r];
         if (row.separator_threads) lines.push_back(ljust(fmt::format("{} threads: ", *row.separator_threads), overall_width, '-'));
-        const std::vector<std::string>& sr = string_rows[r + 1];
-        const std::vector<Cell>& row_cells = cells[row.index];
-        std::vector<std::optional<double>> best(row_cells.size());
-        if (colorize == ColorMode::rowwise) {
-            double row_min = std::numeric_limits<double>::infinity();
-            for (Cell m : row_cells) {
-                if (m) row_min = std::min(row_min, m->median());
-            }
-            std::fill(best.begin(), best.end(), row_min);
-        } else if (colorize == ColorMode::columnwise) {
-            for (std::size_t j = 0; j < row_cells.size(); ++j) {
-                for (Cell m : columns[j].results_for(row.group)) {
-                    if (m) best[j] = best[j] ? std::min(*best[j], m->median()) : m->median();
-                }
-            }
-        }
-        std::vector<std::string> parts{ljust(sr[0], widths[0])};
+        const std::vector<Cell>& row_cells = grid.cells[row.index];
+        const std::vector<std::optional<double>> best = best_medians(grid, row, columns, colorize);
+        std::vector<std::string> parts{ljust(text[r + 1][0], widths[0])};
         for (std::size_t j = 1; j < num_cols; ++j) {
-            std::string cell = center(sr[j], widths[j]);
+            std::string cell = center(text[r + 1][j], widths[j]);
             Cell m = j - 1 < row_cells.size() ? row_cells[j - 1] : nullptr;
             if (colorize != ColorMode::none && m != nullptr && best[j - 1]) {
                 cell = color_segment(cell, m->median(), *best[j - 1]);
@@ -283,7 +309,7 @@ std::string render_table(const std::vector<const Measurement*>& results, ColorMo
     const std::string label = results.front()->label();
     std::string out = "[" + center(" " + label + " ", overall_width - 2, '-') + "]\n";
     for (const auto& line : lines) out += line + "\n";
-    out += fmt::format("\nTimes are in {}s ({}).\n", stats::unit_to_english(unit.name), unit.name);
+    out += fmt::format("\nTimes are in {}s ({}).\n", stats::unit_to_english(grid.unit.name), grid.unit.name);
     if (highlight && any_warnings) {
         out += "(! XX%) Measurement has high variance, where XX is the IQR / median * 100.\n";
     }
