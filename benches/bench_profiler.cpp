@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <vitals/profiler/profile.hpp>
 
-#include "../profiler_bridge/src/recorder.hpp"
 
 namespace {
 
@@ -43,7 +42,7 @@ void BM_ScopeRecording(benchmark::State& state) {
         benchmark::ClobberMemory();
     }
     state.counters["buffer_bytes_per_event"] =
-        static_cast<double>(p::detail::buffered_bytes()) / static_cast<double>(state.iterations());
+        static_cast<double>(p::recorder_memory_bytes()) / static_cast<double>(state.iterations());
     profile.stop();
 }
 BENCHMARK(BM_ScopeRecording)->Name("BM_ScopeRecording/first_profile")->Iterations(2'000'000);

@@ -11,7 +11,6 @@
 #include <set>
 #include <thread>
 
-#include "../profiler_bridge/src/recorder.hpp"
 #include "vitals/profiler/profile.hpp"
 #include "vitals/profiler/trace.hpp"
 #include <unistd.h>
@@ -175,7 +174,7 @@ TEST(Profile, UnrecordedStepsStoreNothing) {
         profile.step();
     }
     // Only the (empty) current chunk of each thread is held, however long the job runs.
-    EXPECT_LE(vitals::profiler::detail::buffered_bytes(), 4u * 70 * 1024);
+    EXPECT_LE(vitals::profiler::recorder_memory_bytes(), 4u * 70 * 1024);
     profile.stop();
     EXPECT_TRUE(profile.trace().events.empty());
 }

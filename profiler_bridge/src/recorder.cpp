@@ -4,6 +4,7 @@
 // side data (copied names, inputs, memory) are pushed under the same mutex as their data,
 // so a collection sees both or neither.
 #include "recorder.hpp"
+#include "vitals/profiler/profile.hpp"
 
 #include "device_activity.hpp"
 
@@ -274,5 +275,7 @@ void record_memory(const MemoryRecord& record) {
     if (!detail::recording_memory()) return;
     detail::my_buffer().push_with(&detail::ThreadRecords::memory, record, detail::RecordKind::memory, now_ticks());
 }
+
+std::size_t recorder_memory_bytes() { return detail::buffered_bytes(); }
 
 }  // namespace vitals::profiler

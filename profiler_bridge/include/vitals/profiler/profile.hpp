@@ -135,4 +135,7 @@ TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, Tensorboa
 // "<host>_<pid>", the default worker name.
 std::string default_worker_name();
 
+// Bytes the recorder's per-thread buffers hold right now: what recording costs in memory.
+std::size_t recorder_memory_bytes();
+
 }  // namespace vitals::profiler
