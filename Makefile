@@ -77,6 +77,7 @@ bench: build
 	$(BUILD_DIR)/bin/vitals_bench_timer
 	$(BUILD_DIR)/bin/vitals_bench_kernels
 	$(BUILD_DIR)/bin/vitals_bench_profiler
+	$(BUILD_DIR)/bin/vitals_bench_stop_rules
 
 install: build
 	cmake --install $(BUILD_DIR) $(if $(PREFIX),--prefix $(PREFIX))

@@ -256,6 +256,28 @@ TEST_F(Cli, ProfiledOperatorTimeAgreesWithTimeit) {
     EXPECT_LT(per_call / median, 3.0) << "profile " << per_call << " s per call, timeit " << median << " s";
 }
 
+TEST_F(Cli, PrecisionRunsUntilTheMediansIntervalIsTightAndReportsIt) {
+    const fs::path json = dir_ / "precision.json";
+    const CommandResult r = run_vitals("timeit relu/32x1024/cpu-f32 --precision 0.05 --max-run-time 5 --json " + json.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("  95% CI of the median: "), std::string::npos) << r.out;
+    bool found = false;
+    const nlohmann::json doc = nlohmann::json::parse(slurp(json));
+    for (const auto& b : doc.at("benchmarks")) {
+        if (b.value("aggregate_name", "") != "median") continue;
+        found = true;
+        EXPECT_LE(b.at("vitals_median_ci_low").get<double>(), b.at("real_time").get<double>());
+        EXPECT_GE(b.at("vitals_median_ci_high").get<double>(), b.at("real_time").get<double>());
+        EXPECT_EQ(b.at("vitals_median_ci_confidence").get<double>(), 0.95);
+    }
+    EXPECT_TRUE(found);
+    // Other modes keep the reference's layout.
+    const CommandResult plain = run_vitals("timeit relu/32x1024/cpu-f32 --min-run-time 0.02");
+    EXPECT_EQ(plain.out.find("CI of the median"), std::string::npos) << plain.out;
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --precision 0.05 --adaptive", "--precision");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --precision 1.5", "--precision");
+}
+
 TEST_F(Cli, ProfileWithAScheduleWritesOneTracePerCycle) {
     const fs::path logs = dir_ / "logs";
     const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --wait 1 --warmup 1 --active 2 --steps 8 --trace-dir " +

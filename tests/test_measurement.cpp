@@ -111,3 +111,20 @@ TEST(TaskSpec, TitleFallsBackToStmtThenUnknown) {
     EXPECT_EQ((TaskSpec{}).title(), "[Unknown]");
     EXPECT_EQ((TaskSpec{.stmt = "a\nb"}).title(), "stmt:\n  a\n  b");
 }
+
+// A precision-driven run adds one line after the IQR; every other line stays the
+// reference's.
+TEST(Measurement, MedianIntervalIsOneMoreLine) {
+    const Measurement m(10, {1e-5, 1.1e-5, 1.2e-5, 1.3e-5, 1.4e-5, 1.5e-5}, TaskSpec{.label = "op"});
+    const std::string plain = m.to_string();
+    const Measurement with = m.with_median_interval({1.05e-6, 1.45e-6, 0.95});
+    ASSERT_TRUE(with.median_interval());
+    EXPECT_FALSE(m.median_interval());
+    const std::string printed = with.to_string();
+    const std::string line = "  95% CI of the median: 1.05 to 1.45 us (-16.00% to +16.00%)\n";
+    const auto at = printed.find(line);
+    ASSERT_NE(at, std::string::npos) << printed;
+    EXPECT_EQ(printed.substr(0, at) + printed.substr(at + line.size()), plain);
+    EXPECT_EQ(printed.find("IQR:"), plain.find("IQR:"));
+    EXPECT_LT(printed.find("IQR:"), at);
+}

@@ -76,3 +76,36 @@ TEST(MannWhitney, InlineScipyValues) {
     EXPECT_TRUE(mann_whitney_u(e, f).exact);
     EXPECT_NEAR(mann_whitney_u(e, f).p_value, 1.5876796062554575e-05, 1e-18);
 }
+
+// Order-statistic intervals of the median, against the binomial tables (1-based ranks in
+// the tables, 0-based here): n = 6 -> (1, 6), n = 10 -> (2, 9), n = 20 -> (6, 15),
+// n = 100 -> (40, 61).
+TEST(MedianInterval, RanksMatchTheBinomialTables) {
+    using vitals::stats::median_interval_ranks;
+    EXPECT_FALSE(median_interval_ranks(0));
+    EXPECT_FALSE(median_interval_ranks(5));  // 1 - 2/32 = 93.75% < 95%
+    const auto six = median_interval_ranks(6);
+    ASSERT_TRUE(six);
+    EXPECT_EQ(six->lower, 0u);
+    EXPECT_EQ(six->upper, 5u);
+    EXPECT_NEAR(six->coverage, 1 - 2.0 / 64, 1e-12);
+    const auto ten = median_interval_ranks(10);
+    EXPECT_EQ(ten->lower, 1u);
+    EXPECT_EQ(ten->upper, 8u);
+    EXPECT_NEAR(ten->coverage, 1 - 2.0 * 11 / 1024, 1e-12);
+    EXPECT_EQ(median_interval_ranks(20)->lower, 5u);
+    EXPECT_EQ(median_interval_ranks(20)->upper, 14u);
+    EXPECT_EQ(median_interval_ranks(100)->lower, 39u);
+    EXPECT_EQ(median_interval_ranks(100)->upper, 60u);
+    // 99%: n = 20 -> (4, 17) in the tables.
+    EXPECT_EQ(median_interval_ranks(20, 0.99)->lower, 3u);
+    // Large n: close to the normal approximation n/2 -+ 1.96 sqrt(n)/2, always >= 95%.
+    for (const std::size_t n : {1000u, 12345u, 1000000u}) {
+        const auto r = median_interval_ranks(n);
+        ASSERT_TRUE(r);
+        EXPECT_GE(r->coverage, 0.95);
+        EXPECT_NEAR(static_cast<double>(r->lower), n / 2.0 - 0.98 * std::sqrt(static_cast<double>(n)), 2.0);
+        EXPECT_EQ(r->upper, n - 1 - r->lower);
+    }
+    EXPECT_THROW(median_interval_ranks(10, 1.0), std::invalid_argument);
+}

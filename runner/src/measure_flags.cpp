@@ -24,8 +24,11 @@ Measurement measure(Timer& timer, const MeasureOptions& o) {
         if (g_interrupted.load()) throw Interrupted();
     };
     if (o.number > 0) return timer.timeit(o.number);
-    if (o.adaptive) {
-        AdaptiveAutorangeOptions a{.threshold = o.threshold, .max_run_time = o.max_run_time, .callback = stop_if_interrupted};
+    if (o.adaptive || o.precision > 0) {
+        AdaptiveAutorangeOptions a{.threshold = o.threshold,
+                                   .precision = o.precision,
+                                   .max_run_time = o.max_run_time,
+                                   .callback = stop_if_interrupted};
         if (o.min_run_time > 0) a.min_run_time = o.min_run_time;
         return timer.adaptive_autorange(a);
     }
@@ -43,13 +46,21 @@ void MeasureOptions::declare(CLI::App& app) {
     app.add_option("--threshold", threshold, "Adaptive: the IQR/median to reach (default 0.1)")
         ->check(open_unit_interval())
         ->needs(adaptive_flag);
-    app.add_option("--max-run-time", max_run_time, "Adaptive: stop after this many seconds (default 10)")
-        ->check(positive_seconds())
-        ->needs(adaptive_flag);
+    app.add_option("--precision", precision,
+                       "Time blocks until the median's 95% confidence interval is within +/- this fraction of it "
+                       "(e.g. 0.01), or --max-run-time")
+            ->check(open_unit_interval())
+            ->excludes(adaptive_flag);
+    max_run_time_option_ = app.add_option("--max-run-time", max_run_time,
+                                          "Adaptive or precision: stop after this many seconds of wall time (default 10)")
+                               ->check(positive_seconds());
 }
 
 void MeasureOptions::validate() const {
-    if (adaptive && min_run_time > 0 && max_run_time < min_run_time) {
+    if (max_run_time_option_ != nullptr && max_run_time_option_->count() > 0 && !adaptive && precision <= 0) {
+        throw UsageError("--max-run-time goes with --adaptive or --precision; add one of them");
+    }
+    if ((adaptive || precision > 0) && min_run_time > 0 && max_run_time < min_run_time) {
         throw UsageError(fmt::format("--max-run-time ({}) is below --min-run-time ({}); raise --max-run-time",
                                      max_run_time, min_run_time));
     }

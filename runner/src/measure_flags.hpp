@@ -9,6 +9,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace vitals::cli {
@@ -18,12 +19,16 @@ struct MeasureOptions {
     bool adaptive = false;
     double threshold = 0.1;
     double max_run_time = 10.0;
+    double precision = 0.0;  // > 0: adaptive, until the median's 95% interval is within +/- this
     std::int64_t number = 0;  // > 0: a single timeit(number) block
 
     // Declares --min-run-time, --adaptive, --threshold, --max-run-time.
     void declare(CLI::App& app);
     // UsageError for combinations the flags alone cannot refuse.
     void validate() const;
+
+private:
+    CLI::Option* max_run_time_option_ = nullptr;
 };
 
 // Thrown out of a measurement once SIGINT arrived (see InterruptibleRun).

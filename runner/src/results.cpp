@@ -194,6 +194,11 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["cpu_time"] = is_time ? a.cpu * kNsPerSecond : a.cpu;
             entry["time_unit"] = "ns";
             describe(entry);
+            if (std::string_view(a.name) == "median" && m.median_interval()) {  // a precision-driven run
+                entry["vitals_median_ci_low"] = m.median_interval()->low * kNsPerSecond;
+                entry["vitals_median_ci_high"] = m.median_interval()->high * kNsPerSecond;
+                entry["vitals_median_ci_confidence"] = m.median_interval()->confidence;
+            }
             benchmarks.push_back(std::move(entry));
         }
         ++family_index;

@@ -1,6 +1,7 @@
 #include "vitals/significance.hpp"
 
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/binomial.hpp>
 
 #include <algorithm>
@@ -110,6 +111,27 @@ Change test_change(std::span<const double> before, std::span<const double> after
     c.p_value = mann_whitney_u(before, after).p_value;
     if (c.p_value < alpha && std::fabs(c.change) > noise_floor) c.verdict = c.change < 0 ? Verdict::faster : Verdict::slower;
     return c;
+}
+
+std::optional<MedianInterval> median_interval_ranks(std::size_t n, double confidence) {
+    if (!(confidence > 0.0 && confidence < 1.0)) {
+        throw std::invalid_argument("median_interval_ranks: confidence must be in (0, 1), got " + std::to_string(confidence));
+    }
+    if (n == 0) return std::nullopt;
+    const double tail = (1.0 - confidence) / 2.0;
+    // P(B <= j) for B ~ Binomial(n, 1/2): the regularised incomplete beta, so each
+    // evaluation costs about the same at any n.
+    const auto below_or_at = [n](std::size_t j) {
+        return j >= n ? 1.0 : boost::math::ibeta(static_cast<double>(n - j), static_cast<double>(j + 1), 0.5);
+    };
+    // The largest k (1-based lower rank) with P(B <= k - 1) <= tail; P grows with k.
+    if (below_or_at(0) > tail) return std::nullopt;
+    std::size_t good = 1, bad = n / 2 + 1;  // below_or_at(good - 1) <= tail < below_or_at(bad - 1)
+    while (bad - good > 1) {
+        const std::size_t middle = good + (bad - good) / 2;
+        (below_or_at(middle - 1) <= tail ? good : bad) = middle;
+    }
+    return MedianInterval{good - 1, n - good, 1.0 - 2.0 * below_or_at(good - 1)};
 }
 
 }  // namespace vitals::stats

@@ -30,11 +30,18 @@ double quantile_sorted(std::span<const double> sorted, double q) {
         throw std::invalid_argument("quantile: q must be in [0, 1], got " + std::to_string(q));
     }
     if (sorted.empty()) return kNaN;
-    const double position = q * static_cast<double>(sorted.size() - 1);
+    const QuantilePosition at = quantile_position(sorted.size(), q);
+    return interpolate(sorted[at.below], sorted[at.above], at.weight);
+}
+
+QuantilePosition quantile_position(std::size_t n, double q) {
+    const double position = q * static_cast<double>(n - 1);
     const auto below = static_cast<std::size_t>(std::floor(position));
     const auto above = static_cast<std::size_t>(std::ceil(position));
-    const double w = position - static_cast<double>(below);
-    const double a = sorted[below], b = sorted[above];
+    return {below, above, position - static_cast<double>(below)};
+}
+
+double interpolate(double a, double b, double w) {
     // numpy's and torch's lerp, which interpolates from the nearer end; the naive
     // a + w * (b - a) differs from them in the last bit.
     return w < 0.5 ? a + w * (b - a) : b - (b - a) * (1.0 - w);

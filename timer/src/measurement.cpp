@@ -103,6 +103,12 @@ Measurement::Measurement(std::int64_t number_per_run, std::vector<double> raw_ti
     }
 }
 
+Measurement Measurement::with_median_interval(MedianInterval interval) const {
+    Measurement out = *this;
+    out.median_interval_ = interval;
+    return out;
+}
+
 std::vector<double> Measurement::times() const {
     std::vector<double> out;
     out.reserve(raw_times_.size());
@@ -165,6 +171,12 @@ std::string Measurement::to_string() const {
     if (n >= 4) {
         out += fmt::format("  IQR:    {:.2f} {} ({:.2f} to {:.2f})\n", in_unit(iqr()), unit.name, in_unit(p25_),
                            in_unit(p75_), unit.name);
+    }
+    if (median_interval_) {  // only after a precision-driven run: the reference layout otherwise
+        const MedianInterval& ci = *median_interval_;
+        out += fmt::format("  {:.0f}% CI of the median: {:.2f} to {:.2f} {} ({:+.2f}% to {:+.2f}%)\n",
+                           ci.confidence * 100, in_unit(ci.low), in_unit(ci.high), unit.name,
+                           (ci.low / median_ - 1) * 100, (ci.high / median_ - 1) * 100);
     }
     out += fmt::format("  {} measurement{}, {} runs {} {} thread{}", n, n > 1 ? "s" : "", number_per_run_,
                        n > 1 ? "per measurement," : ",", task_spec_.num_threads,

@@ -1,7 +1,12 @@
 #include "vitals/stop_rule.hpp"
 
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 
+#include "vitals/significance.hpp"
 #include "vitals/stats.hpp"
 
 namespace vitals {
@@ -29,25 +34,71 @@ bool BlockSizeEstimator::add_block(double seconds) {
     return done_;
 }
 
-StopRule::StopRule(double min_run_time, std::optional<double> threshold, std::optional<double> max_run_time)
-    : min_run_time_(min_run_time), threshold_(threshold), max_run_time_(max_run_time) {}
+namespace detail {
 
-StopRule StopRule::blocked(double min_run_time) { return StopRule(min_run_time, std::nullopt, std::nullopt); }
+// libstdc++'s policy-based red-black tree with order statistics; (time, arrival) keys
+// keep equal times apart.
+struct OrderedTimes::Tree {
+    __gnu_pbds::tree<std::pair<double, std::size_t>, __gnu_pbds::null_type, std::less<>, __gnu_pbds::rb_tree_tag,
+                     __gnu_pbds::tree_order_statistics_node_update>
+        values;
+};
 
-StopRule StopRule::adaptive(double threshold, double min_run_time, double max_run_time) {
-    return StopRule(min_run_time, threshold, max_run_time);
+OrderedTimes::OrderedTimes() : tree_(new Tree) {}
+OrderedTimes::~OrderedTimes() { delete tree_; }
+OrderedTimes::OrderedTimes(const OrderedTimes& other) : tree_(new Tree(*other.tree_)) {}
+OrderedTimes& OrderedTimes::operator=(const OrderedTimes& other) {
+    if (this != &other) *tree_ = *other.tree_;
+    return *this;
 }
 
-bool StopRule::add_block(double seconds) {
+void OrderedTimes::insert(double seconds) { tree_->values.insert({seconds, tree_->values.size()}); }
+std::size_t OrderedTimes::size() const { return tree_->values.size(); }
+double OrderedTimes::at(std::size_t k) const { return tree_->values.find_by_order(k)->first; }
+
+double OrderedTimes::quantile(double q) const {
+    const stats::QuantilePosition p = stats::quantile_position(size(), q);
+    return stats::interpolate(at(p.below), at(p.above), p.weight);
+}
+
+}  // namespace detail
+
+StopRule::StopRule(Kind kind, double min_run_time, double target, std::optional<double> max_run_time)
+    : kind_(kind), min_run_time_(min_run_time), target_(target), max_run_time_(max_run_time) {}
+
+StopRule StopRule::blocked(double min_run_time) { return StopRule(Kind::blocked, min_run_time, 0.0, std::nullopt); }
+
+StopRule StopRule::adaptive(double threshold, double min_run_time, double max_run_time) {
+    return StopRule(Kind::adaptive, min_run_time, threshold, max_run_time);
+}
+
+StopRule StopRule::precision(double precision, double min_run_time, double max_run_time) {
+    return StopRule(Kind::precision, min_run_time, precision, max_run_time);
+}
+
+std::optional<std::pair<double, double>> StopRule::median_interval() const {
+    const std::optional<stats::MedianInterval> ranks = stats::median_interval_ranks(sorted_.size());
+    if (!ranks) return std::nullopt;
+    return std::pair{sorted_.at(ranks->lower), sorted_.at(ranks->upper)};
+}
+
+bool StopRule::add_block(double seconds, double wall_seconds) {
     if (stop_) return true;
     times_.push_back(seconds);
     total_ += seconds;
     bool can_stop = true;
-    if (threshold_) {
+    if (kind_ == Kind::adaptive) {
+        sorted_.insert(seconds);
         // IQR / median is the same for block times as for per-call times.
-        can_stop = times_.size() > 3 && stats::iqr(times_) / stats::median(times_) < *threshold_;
+        can_stop = times_.size() > 3 && (sorted_.quantile(0.75) - sorted_.quantile(0.25)) / sorted_.quantile(0.5) < target_;
+    } else if (kind_ == Kind::precision) {
+        sorted_.insert(seconds);
+        const auto interval = median_interval();
+        const double median = sorted_.quantile(0.5);
+        can_stop = interval && interval->first >= median * (1 - target_) && interval->second <= median * (1 + target_);
     }
-    stop_ = (total_ >= min_run_time_ && can_stop) || (max_run_time_ && total_ > *max_run_time_);
+    const double wall = wall_seconds < 0 ? total_ : wall_seconds;
+    stop_ = (total_ >= min_run_time_ && can_stop) || (max_run_time_ && (total_ > *max_run_time_ || wall > *max_run_time_));
     return stop_;
 }
 

@@ -72,6 +72,10 @@ void Timer::Run::untimed_calls(std::int64_t number) {
 
 void Timer::Run::setup() { options_.setup.run(1); }
 
+double Timer::Run::elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
 Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(task_spec_of(options_)) {
     if (!options_.stmt) {
         throw std::invalid_argument("Timer: .stmt is empty; give the statement to time, e.g. .stmt = [&] { f(); }");
@@ -91,16 +95,30 @@ std::int64_t Timer::estimate_block_size(Run& run, double min_run_time) {
     return estimator.number();
 }
 
-Measurement Timer::measure(Run& run, std::int64_t number, StopRule rule, const BlockCallback& callback) {
+Measurement Timer::measure(Run& run, std::int64_t number, StopRule rule, const BlockCallback& callback,
+                           StopRule* finished) {
     std::vector<double> cpu_times;
     do {
         const Run::BlockTime block = run.timed_block(number, task_spec_);
         cpu_times.push_back(block.cpu);
-        rule.add_block(block.wall);
+        rule.add_block(block.wall, run.elapsed());
         if (callback) callback(number, block.wall);
     } while (!rule.should_stop());
     last_number_per_run_ = number;
-    return Measurement(number, rule.block_times(), task_spec_, std::move(cpu_times));
+    Measurement m(number, rule.block_times(), task_spec_, std::move(cpu_times));
+    if (finished != nullptr) *finished = std::move(rule);
+    return m;
+}
+
+Measurement Timer::measure_to_precision(Run& run, std::int64_t number, double precision, double min_run_time,
+                                        double max_run_time, const BlockCallback& callback) {
+    StopRule rule = StopRule::precision(precision, min_run_time, max_run_time);
+    Measurement m = measure(run, number, rule, callback, &rule);
+    if (const auto interval = rule.median_interval()) {
+        const auto per_call = static_cast<double>(number);
+        return m.with_median_interval({interval->first / per_call, interval->second / per_call, 0.95});
+    }
+    return m;
 }
 
 Measurement Timer::timeit(std::int64_t number) {
@@ -166,6 +184,10 @@ Measurement Timer::adaptive_autorange(const AdaptiveAutorangeOptions& options) {
     if (!(options.threshold > 0.0 && options.threshold < 1.0)) {
         throw std::invalid_argument(fmt::format("threshold must be in (0, 1), got {}", options.threshold));
     }
+    if (!(options.precision >= 0.0 && options.precision < 1.0)) {
+        throw std::invalid_argument(
+            fmt::format("precision must be in (0, 1) (e.g. 0.01 for 1%), or 0 for the threshold rule; got {}", options.precision));
+    }
     require_positive_finite(options.min_run_time, "min_run_time");
     require_positive_finite(options.max_run_time, "max_run_time");
     if (options.max_run_time < options.min_run_time) {
@@ -175,6 +197,10 @@ Measurement Timer::adaptive_autorange(const AdaptiveAutorangeOptions& options) {
     Run run(options_, global_setup_done_);
     // The reference sizes adaptive blocks for 0.05 s whatever min_run_time is.
     const std::int64_t number = estimate_block_size(run, 0.05);
+    if (options.precision > 0.0) {
+        return measure_to_precision(run, number, options.precision, options.min_run_time, options.max_run_time,
+                                    options.callback);
+    }
     return measure(run, number, StopRule::adaptive(options.threshold, options.min_run_time, options.max_run_time),
                    options.callback);
 }

@@ -4,6 +4,7 @@
 // thread count restored when the Run ends. Internal to the timer.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 #include "vitals/threads.hpp"
@@ -30,10 +31,13 @@ public:
     // `number` calls with no clock, then the device synchronised (so a profile window or
     // a counter sees the work finished).
     void untimed_calls(std::int64_t number);
+    // Wall seconds since the Run began: what max_run_time bounds.
+    double elapsed() const;
 
 private:
     TimerOptions& options_;
     ThreadCountScope threads_;
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace vitals

@@ -2,6 +2,8 @@
 // the verdict vitals reports for a before/after pair.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -33,5 +35,17 @@ struct Change {
 // more than `noise_floor` (a fraction); otherwise same.
 Change test_change(std::span<const double> before, std::span<const double> after, double alpha = 0.05,
                        double noise_floor = 0.01);
+
+// The distribution-free confidence interval of a median: 0-based ranks (lower, upper)
+// in a sorted sample of n such that [x_lower, x_upper] covers the population median with
+// probability at least `confidence` (exact, from the binomial distribution with p = 1/2:
+// the interval of order statistics used by nonparametric statistics texts). nullopt
+// when n is too small for that confidence (n < 6 at 95%). Throws std::invalid_argument
+// for a confidence outside (0, 1).
+struct MedianInterval {
+    std::size_t lower, upper;
+    double coverage;  // its exact probability of covering the median
+};
+std::optional<MedianInterval> median_interval_ranks(std::size_t n, double confidence = 0.95);
 
 }  // namespace vitals::stats

@@ -20,6 +20,17 @@ double quantile(std::span<const double> samples, double q);
 // The same over a sample that is already sorted ascending (no copy, no sort).
 double quantile_sorted(std::span<const double> sorted, double q);
 
+// Where quantile q falls in a sorted sample of n > 0 values: the 0-based ranks below and
+// above, and the weight of the one above. With interpolate(), what quantile_sorted
+// computes, for samples kept sorted some other way (an order-statistic tree).
+struct QuantilePosition {
+    std::size_t below, above;
+    double weight;
+};
+QuantilePosition quantile_position(std::size_t n, double q);
+// numpy's and torch's lerp between the values at those ranks.
+double interpolate(double below_value, double above_value, double weight);
+
 double median(std::span<const double> samples);
 double mean(std::span<const double> samples);
 // p75 - p25 with the interpolation above.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,6 +33,13 @@ struct TaskSpec {
     friend bool operator==(const TaskSpec&, const TaskSpec&) = default;
 };
 
+// A confidence interval of the median per-call time (seconds), from order statistics of
+// the blocks: what a precision-driven run (adaptive_autorange's .precision) stopped on.
+struct MedianInterval {
+    double low = 0, high = 0;
+    double confidence = 0.95;
+};
+
 class Measurement {
 public:
     // raw_times: seconds per block of `number_per_run` calls (at least one block).
@@ -40,6 +48,11 @@ public:
     // or non-finite time.
     Measurement(std::int64_t number_per_run, std::vector<double> raw_times, TaskSpec task_spec,
                 std::vector<double> raw_cpu_times = {});
+
+    // The same measurement with the interval its run stopped on (printed as one more line).
+    Measurement with_median_interval(MedianInterval interval) const;
+    // Present when a precision-driven run produced this measurement.
+    const std::optional<MedianInterval>& median_interval() const { return median_interval_; }
 
     std::int64_t number_per_run() const { return number_per_run_; }
     const std::vector<double>& raw_times() const { return raw_times_; }
@@ -88,6 +101,7 @@ private:
     double median_ = 0.0, mean_ = 0.0, p25_ = 0.0, p75_ = 0.0;
     int significant_figures_ = 1;
     std::vector<std::string> warnings_;
+    std::optional<MedianInterval> median_interval_;
 };
 
 std::ostream& operator<<(std::ostream& out, const Measurement& m);

@@ -65,6 +65,10 @@ struct InstructionCount {
 
 struct AdaptiveAutorangeOptions {
     double threshold = 0.1;     // stop once IQR / median is below this (over > 3 blocks)
+    // > 0: stop instead once the 95% confidence interval of the median (order statistics
+    // of the block times) lies within +/- precision of it, e.g. 0.01 for 1%; the
+    // Measurement then carries that interval.
+    double precision = 0.0;
     double min_run_time = 0.01;
     double max_run_time = 10.0;
     BlockCallback callback;
@@ -79,7 +83,9 @@ public:
     Measurement timeit(std::int64_t number = 1000000);
     // Picks a power-of-ten block size, then times blocks until min_run_time is reached.
     Measurement blocked_autorange(const BlockedAutorangeOptions& options = {});
-    // Times blocks until IQR / median < threshold (after min_run_time), or max_run_time.
+    // Times blocks until IQR / median < threshold (or, with .precision, the median's
+    // confidence interval is that tight) after min_run_time, or until max_run_time of
+    // block time or of wall time (setup and clocks included) has passed.
     Measurement adaptive_autorange(const AdaptiveAutorangeOptions& options = {});
 
     // Runs the statement under a profile, apart from any timed block, so tracing never
@@ -103,7 +109,12 @@ public:
 private:
     class Run;  // timer_run.hpp
     std::int64_t estimate_block_size(Run& run, double min_run_time);
-    Measurement measure(Run& run, std::int64_t number, StopRule rule, const BlockCallback& callback);
+    // Times blocks of `number` calls until the rule stops; `finished`, when given,
+    // receives the rule as it stopped.
+    Measurement measure(Run& run, std::int64_t number, StopRule rule, const BlockCallback& callback,
+                        StopRule* finished = nullptr);
+    Measurement measure_to_precision(Run& run, std::int64_t number, double precision, double min_run_time,
+                                     double max_run_time, const BlockCallback& callback);
 
     TimerOptions options_;
     TaskSpec task_spec_;
