@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -278,6 +279,21 @@ TEST_F(Cli, PrecisionRunsUntilTheMediansIntervalIsTightAndReportsIt) {
     expect_usage_error("timeit relu/32x1024/cpu-f32 --precision 1.5", "--precision");
 }
 
+// Without --steps or a schedule, profile records one window of warm calls (enough for a
+// stable table), not one cold call, and says what it recorded.
+TEST_F(Cli, ProfileWithoutStepsRecordsAWarmWindowAndSaysSo) {
+    const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::regex said(R"(profiling relu/32x1024/cpu-f32: (\d+) calls in one window, after a warm-up)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, said)) << r.err;
+    const std::string calls = m[1];
+    EXPECT_GT(std::stoll(calls), 1);
+    EXPECT_NE(r.out.find("(" + calls + " calls)"), std::string::npos) << r.out;  // the window's annotation
+    const std::regex relu_row(" relu .* " + calls + "  \n");
+    EXPECT_TRUE(std::regex_search(r.out, relu_row)) << r.out;
+}
+
 TEST_F(Cli, ProfileWithAScheduleWritesOneTracePerCycle) {
     const fs::path logs = dir_ / "logs";
     const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --wait 1 --warmup 1 --active 2 --steps 8 --trace-dir " +
@@ -400,6 +416,11 @@ TEST_F(Cli, RunAgainstABaselineProfilesWhatGotSlower) {
     EXPECT_NE(r.out.find("relu/32x1024/cpu-f32 is slower; its profile:"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("Self CPU time total"), std::string::npos) << r.out;
     EXPECT_TRUE(fs::exists(d + "relu_32x1024_cpu-f32.pt.trace.json"));
+    // Profiled as measured: a block of the run's number_per_run calls.
+    const nlohmann::json now = nlohmann::json::parse(slurp(d + "now.json"));
+    const std::int64_t number_per_run = now.at("benchmarks").at(0).at("iterations");
+    EXPECT_GT(number_per_run, 1);
+    EXPECT_NE(r.out.find("relu: 32x1024 (" + std::to_string(number_per_run) + " calls)"), std::string::npos) << r.out;
     expect_usage_error("run --profile-slow 10", "--baseline");
     expect_usage_error("run --filter relu --baseline " + d + "missing.json", "cannot read");
 }

@@ -136,6 +136,9 @@ profiler::Trace Timer::profile(const TimerProfileOptions& options) {
     if (options.number < 0) {
         throw std::invalid_argument(fmt::format("Timer::profile: number must be >= 0, got {}", options.number));
     }
+    if (options.warmup_calls < 0) {
+        throw std::invalid_argument(fmt::format("Timer::profile: warmup_calls must be >= 0, got {}", options.warmup_calls));
+    }
     if (options.steps < 0) {
         throw std::invalid_argument(fmt::format("Timer::profile: steps must be >= 0, got {}", options.steps));
     }
@@ -153,6 +156,7 @@ profiler::Trace Timer::profile(const TimerProfileOptions& options) {
     }
     Run run(options_, global_setup_done_);
     run.setup();
+    if (options.warmup_calls > 0) run.untimed_calls(options.warmup_calls);
     profiler::Profile profile(std::move(recorded));
     profile.start();
     try {

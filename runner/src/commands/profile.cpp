@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 
 #include "../command.hpp"
 #include "../shard.hpp"
@@ -18,7 +19,9 @@ class ProfileCommand final : public Command {
 public:
     void declare(CLI::App& app) override {
         app.add_option("name", name_, "The case's name (see 'vitals list')")->required();
-        app.add_option("--steps", steps_, "Steps to run, one call each (default: one schedule cycle)")
+        app.add_option("--steps", steps_,
+                       "Steps to run, one call each (default: one schedule cycle; without a schedule, one window of "
+                       "warm calls lasting about 10 ms)")
             ->check(CLI::PositiveNumber);
         app.add_option("--wait", wait_, "Schedule: steps to skip in each cycle")->check(CLI::NonNegativeNumber);
         app.add_option("--warmup", warmup_, "Schedule: steps traced, then discarded")->check(CLI::NonNegativeNumber);
@@ -57,22 +60,29 @@ public:
             }
         }();
         const bool terminal = ::isatty(STDERR_FILENO) != 0;
+        // Without steps or a schedule, one window of enough warm calls for a stable table,
+        // rather than a single cold call.
+        const bool one_window = steps_ == 0 && !recording.schedule;
+        const std::int64_t calls = one_window ? calls_for_a_stable_table(timer, c.name) : 1;
         std::int64_t steps_run = 0;
         const profiler::Trace last = timer.profile({
-            .number = 1,
+            .number = calls,
             .steps = steps_,
             .profile = std::move(recording),
             .on_step =
                 [&](std::int64_t step, std::int64_t steps) {
                     steps_run = steps;
-                    if (terminal) {
+                    if (one_window) {
+                        fmt::print(stderr, "profiling {}: {} call{} in one window, after a warm-up\n", c.name, calls,
+                                   calls > 1 ? "s" : "");
+                    } else if (terminal) {
                         fmt::print(stderr, "\r[step {}/{}] {}", step + 1, steps, c.name);
                     } else if (step == 0) {
                         fmt::print(stderr, "profiling {}: {} step{}\n", c.name, steps, steps > 1 ? "s" : "");
                     }
                 },
         });
-        if (terminal) fmt::print(stderr, "\n");
+        if (terminal && !one_window) fmt::print(stderr, "\n");
         if (trace_file_) {
             last.export_chrome_trace(*trace_file_);
             fmt::print(stderr, "trace written to {}\n", *trace_file_);
@@ -84,6 +94,16 @@ public:
     }
 
 private:
+    // Warms the statement up (a short measurement, also its time per call) and returns how
+    // many calls fill kStableWindow seconds: what one recorded window holds.
+    static std::int64_t calls_for_a_stable_table(Timer& timer, const std::string& name) {
+        constexpr double kStableWindow = 0.01;
+        constexpr double kMaxCalls = 1e6;  // statements near the clock's resolution
+        fmt::print(stderr, "profiling {}: warming up\n", name);
+        const double per_call = timer.blocked_autorange({.min_run_time = kStableWindow}).median();
+        return static_cast<std::int64_t>(std::clamp(std::ceil(kStableWindow / per_call), 1.0, kMaxCalls));
+    }
+
     // What to record, when (the schedule flags), and what to do with each finished trace.
     profiler::ProfileOptions recording_options(const std::string& case_name) {
         std::optional<profiler::Schedule> schedule;

@@ -18,11 +18,13 @@
 namespace vitals::cli {
 namespace {
 
-// Profiles a case that came out slower than the baseline: its table, and its trace next
+// Profiles a case that came out slower than the baseline, as it was measured (a block of
+// number_per_run calls, after one such block of warm-up): its table, and its trace next
 // to the results (or in the current folder).
-void profile_slow_case(const Case& c, const std::optional<std::string>& json_path) {
+void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::optional<std::string>& json_path) {
     Timer timer = c.make_timer();
-    const profiler::Trace trace = timer.profile({.profile = {.record_shapes = true}});
+    const profiler::Trace trace = timer.profile(
+        {.number = number_per_run, .warmup_calls = number_per_run, .profile = {.record_shapes = true}});
     fmt::print("\n{} is slower; its profile:\n{}", c.name,
                trace.key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 15}));
     std::string file = c.name;
@@ -100,7 +102,9 @@ public:
             fmt::print("\n{}", render_comparison_text(comparison));
             if (profile_slow_percent_) {
                 for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
-                    profile_slow_case(*context.registry.find(name), json_path_);
+                    const auto measured = std::find_if(results.begin(), results.end(),
+                                                       [&](const CaseResult& r) { return r.name == name; });
+                    profile_slow_case(*context.registry.find(name), measured->measurement->number_per_run(), json_path_);
                 }
             }
         }

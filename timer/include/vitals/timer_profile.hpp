@@ -18,6 +18,9 @@ struct TimerProfileOptions {
     // Calls of stmt per step; 0: the number_per_run of this Timer's last measurement
     // (1 before any).
     std::int64_t number = 0;
+    // Calls of stmt run after setup and before the profile starts, unrecorded, so lazy
+    // initialisation and cold caches stay out of the recording.
+    std::int64_t warmup_calls = 0;
     // Steps to run, with Profile::step() after each but the last; 0: one cycle of the
     // schedule (skip_first + wait + warmup + active, times repeat), or one step without
     // a schedule.
