@@ -294,6 +294,62 @@ TEST_F(Cli, ProfileWithoutStepsRecordsAWarmWindowAndSaysSo) {
     EXPECT_TRUE(std::regex_search(r.out, relu_row)) << r.out;
 }
 
+// A results file of one case whose blocks come from `processes` processes: process p's
+// blocks take base + p * step ns (and a little spread), 10 blocks each.
+void write_processes(const fs::path& path, int processes, double base, double step) {
+    std::string entries;
+    for (int p = 0; p < processes; ++p) {
+        for (int b = 0; b < 10; ++b) {
+            entries += std::string(entries.empty() ? "" : ",") +
+                       R"({"name": "op", "run_type": "iteration", "iterations": 10, "time_unit": "ns", "real_time": )" +
+                       std::to_string(base + p * step + b * 0.01) + R"(, "vitals_process": )" + std::to_string(p) + "}";
+        }
+    }
+    std::ofstream(path) << "{\"benchmarks\": [" + entries + "]}";
+}
+
+// With 3 or more processes a side, compare tests the per-process medians: 5 against 5
+// processes, all of the after side slower, is the exact U test's smallest p, 2/252.
+TEST_F(Cli, CompareTestsPerProcessMediansWithEnoughProcesses) {
+    write_processes(dir_ / "before.json", 5, 100, 1);
+    write_processes(dir_ / "after.json", 5, 110, 1);
+    const CommandResult r = run_vitals("compare " + (dir_ / "before.json").string() + " " + (dir_ / "after.json").string() +
+                                       " --json " + (dir_ / "cmp.json").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("U test on per-process medians, alpha 0.05"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("0.0079  slower"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("note:"), std::string::npos) << r.out;
+    const auto cmp = nlohmann::json::parse(slurp(dir_ / "cmp.json"));
+    EXPECT_EQ(cmp.at("cases").at(0).at("tested_on"), "process_medians");
+    EXPECT_EQ(cmp.at("cases").at(0).at("processes_before"), 5);
+    EXPECT_NEAR(cmp.at("cases").at(0).at("p_value").get<double>(), 2.0 / 252, 1e-12);
+    EXPECT_NE(cmp.at("same_means").get<std::string>().find("per-process medians"), std::string::npos);
+
+    // 3 against 3 cannot reach alpha 0.05 (smallest p = 2/20): said, and the verdict is same.
+    write_processes(dir_ / "before3.json", 3, 100, 1);
+    write_processes(dir_ / "after3.json", 3, 110, 1);
+    const CommandResult three = run_vitals("compare " + (dir_ / "before3.json").string() + " " + (dir_ / "after3.json").string());
+    EXPECT_NE(three.out.find("0.1000  same"), std::string::npos) << three.out;
+    EXPECT_NE(three.out.find("the smallest p-value the test can give is 0.100"), std::string::npos) << three.out;
+
+    // One process a side: blocks are tested, with a note that says why that is weak.
+    write_processes(dir_ / "one_before.json", 1, 100, 0);
+    write_processes(dir_ / "one_after.json", 1, 110, 0);
+    const CommandResult one = run_vitals("compare " + (dir_ / "one_before.json").string() + " " + (dir_ / "one_after.json").string());
+    EXPECT_NE(one.out.find("U test on per-block times"), std::string::npos) << one.out;
+    EXPECT_NE(one.out.find("--processes 5"), std::string::npos) << one.out;
+
+    // report says what `same` means, from the same options.
+    ASSERT_EQ(run_vitals("report " + (dir_ / "before.json").string() + " " + (dir_ / "after.json").string() +
+                         " --alpha 0.01 --noise-floor 2 --markdown " + (dir_ / "r.md").string())
+                  .exit_code,
+              0);
+    EXPECT_NE(slurp(dir_ / "r.md").find("`same`: not significant at alpha 0.01 (two-sided Mann-Whitney U test on "
+                                        "per-process medians), or a change under 2.0%."),
+              std::string::npos)
+        << slurp(dir_ / "r.md");
+}
+
 TEST_F(Cli, ProfileWithAScheduleWritesOneTracePerCycle) {
     const fs::path logs = dir_ / "logs";
     const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --wait 1 --warmup 1 --active 2 --steps 8 --trace-dir " +

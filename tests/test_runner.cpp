@@ -3,6 +3,8 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -50,6 +52,48 @@ TEST(Runner, ProfileRunsTheCaseWithItsThreadCount) {
         EXPECT_EQ(r.out.find(threads == 1 ? "omp=2" : "omp=1"), std::string::npos) << r.out;
         EXPECT_NE(r.out.find("relu"), std::string::npos) << r.out;
     }
+}
+
+// run --processes N: every case in N fresh processes, one after another; every block
+// tagged with its process, the aggregates with the count; failures and skips as in one.
+TEST(Runner, ProcessesRunEveryCaseInFreshProcessesAndTagTheBlocks) {
+    const fs::path json_path = fs::temp_directory_path() / ("vitals-runner-processes-" + std::to_string(::getpid()) + ".json");
+    const CommandResult r = run("vitals_fixture_bench", "run --processes 3 --min-run-time 0.01 --json " + json_path.string());
+    EXPECT_EQ(r.exit_code, 1) << r.err;  // fixture/throws fails, in every process
+    const auto first = r.err.find("process 1/3: 5 cases"), second = r.err.find("process 2/3: 5 cases"),
+               third = r.err.find("process 3/3: 5 cases");
+    ASSERT_NE(third, std::string::npos) << r.err;
+    EXPECT_LT(first, second);
+    EXPECT_LT(second, third);
+    EXPECT_NE(r.err.find("vitals: error: case 'fixture/throws' failed: the statement broke"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("fixture/needs-gpu: no CUDA device found"), std::string::npos) << r.out;
+    std::ifstream in(json_path);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    std::map<std::string, std::set<int>> processes;
+    std::map<std::string, int> aggregate_processes;
+    for (const auto& b : doc.at("benchmarks")) {
+        if (b.value("error_occurred", false)) continue;
+        if (b.at("run_type") == "iteration") processes[b.at("run_name")].insert(b.at("vitals_process").get<int>());
+        if (b.at("run_type") == "aggregate") aggregate_processes[b.at("run_name")] = b.at("vitals_processes");
+    }
+    for (const char* name : {"fixture/sqrt", "fixture/family/1", "fixture/family/2"}) {
+        EXPECT_EQ(processes[name], (std::set<int>{0, 1, 2})) << name;
+        EXPECT_EQ(aggregate_processes[name], 3) << name;
+    }
+    fs::remove(json_path);
+
+    // Under a launcher every worker runs the launcher's shard (here from torchrun's variables).
+    const CommandResult sharded =
+        run("vitals_fixture_bench", "list >/dev/null && RANK=1 WORLD_SIZE=2 " + std::string(VITALS_BINARY_DIR) +
+                                        "/tests/vitals_fixture_bench run --processes 2 --min-run-time 0.01 --json " +
+                                        json_path.string());
+    std::ifstream sharded_in(json_path);
+    std::set<std::string> names;
+    const nlohmann::json sharded_doc = nlohmann::json::parse(sharded_in);
+    for (const auto& b : sharded_doc.at("benchmarks")) names.insert(b.at("run_name"));
+    EXPECT_EQ(names, (std::set<std::string>{"fixture/throws", "fixture/family/1"})) << sharded.err;
+    EXPECT_NE(sharded.err.find("process 2/2: 2 cases"), std::string::npos) << sharded.err;
+    fs::remove(json_path);
 }
 
 TEST(Runner, AThrowingCaseFailsTheRunButNotTheOtherCases) {

@@ -22,8 +22,14 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
         if (a == nullptr) {
             out.removed.push_back(b.name);
         } else if (!b.seconds.empty() && !a->seconds.empty()) {
-            CaseComparison c{b.name, stats::test_change(b.seconds, a->seconds, options.alpha, options.noise_floor),
-                             std::min(b.seconds.size(), a->seconds.size()), std::nullopt, std::nullopt};
+            const std::size_t processes_before = b.process_count(), processes_after = a->process_count();
+            const bool by_process = processes_before >= kMinProcessesForTest && processes_after >= kMinProcessesForTest;
+            const stats::Change change =
+                by_process ? stats::test_change(b.process_medians(), a->process_medians(), options.alpha, options.noise_floor)
+                           : stats::test_change(b.seconds, a->seconds, options.alpha, options.noise_floor);
+            CaseComparison c{b.name,           change,          by_process,
+                             processes_before, processes_after, std::min(b.seconds.size(), a->seconds.size()),
+                             std::nullopt,     std::nullopt};
             if (b.instructions && a->instructions && *b.instructions > 0) {
                 c.instructions_before = b.instructions;
                 c.instructions_after = a->instructions;
@@ -37,6 +43,25 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
     }
     if (!out.cases.empty()) out.geomean_change = std::exp(log_sum / static_cast<double>(out.cases.size())) - 1;
     return out;
+}
+
+std::size_t Comparison::cases_by_process() const {
+    return static_cast<std::size_t>(std::count_if(cases.begin(), cases.end(), [](const CaseComparison& c) { return c.by_process; }));
+}
+
+std::string Comparison::meaning_of_same() const {
+    const std::size_t by_process = cases_by_process();
+    const char* unit = by_process == cases.size() ? "per-process medians"
+                       : by_process == 0          ? "per-block times"
+                                                  : "per-process medians, or per-block times with one process";
+    return fmt::format("not significant at alpha {} (two-sided Mann-Whitney U test on {}), or a change under {:.1f}%",
+                       options.alpha, unit, options.noise_floor * 100);
+}
+
+double smallest_exact_p_value(std::size_t n, std::size_t m) {
+    double ways = 1;  // C(n + m, n), built up exactly for the small samples this is for
+    for (std::size_t i = 1; i <= n; ++i) ways = ways * static_cast<double>(m + i) / static_cast<double>(i);
+    return std::min(1.0, 2.0 / ways);
 }
 
 Comparison compare_runs(const std::string& before_name, const std::vector<CaseSamples>& before,

@@ -13,9 +13,15 @@
 
 namespace vitals {
 
+// Both sides need this many processes before their per-process medians are tested;
+// with fewer, the blocks are (as if independent).
+inline constexpr std::size_t kMinProcessesForTest = 3;
+
 struct CaseComparison {
     std::string name;
-    stats::Change change;
+    stats::Change change;   // of per-process medians when by_process, else of blocks
+    bool by_process = false;
+    std::size_t processes_before = 1, processes_after = 1;
     std::size_t blocks = 0;  // the smaller side's block count
     std::optional<double> instructions_before, instructions_after;  // per call, when both counted
 };
@@ -30,9 +36,19 @@ struct Comparison {
 
     // The case of that name, or nullptr.
     const CaseComparison* find(const std::string& name) const;
+    // How many cases were tested on per-process medians.
+    std::size_t cases_by_process() const;
+    // What a verdict of `same` means here, for reports: "not significant at alpha 0.05
+    // (two-sided Mann-Whitney U test on per-process medians), or a change under 1.0%".
+    std::string meaning_of_same() const;
 };
 
-// Every case measured in both runs, tested with stats::test_change.
+// The smallest two-sided p-value the exact U test can give for samples of n and m
+// without ties: 2 / C(n + m, n). Above alpha, no difference can be significant.
+double smallest_exact_p_value(std::size_t n, std::size_t m);
+
+// Every case measured in both runs, tested with stats::test_change: on per-process
+// medians where both sides have kMinProcessesForTest processes or more, else on blocks.
 Comparison compare_cases(const std::string& before_name, const std::vector<CaseSamples>& before,
                          const std::string& after_name, const std::vector<CaseSamples>& after,
                          const ReportOptions& options);

@@ -66,6 +66,19 @@ void MeasureOptions::validate() const {
     }
 }
 
+std::vector<std::string> MeasureOptions::arguments() const {
+    // Shortest round-trip text of each number, so the worker measures exactly as asked.
+    const auto number = [](double v) { return fmt::format("{}", v); };
+    std::vector<std::string> out;
+    if (min_run_time > 0) out.insert(out.end(), {"--min-run-time", number(min_run_time)});
+    if (adaptive) out.insert(out.end(), {"--adaptive", "--threshold", number(threshold)});
+    if (precision > 0) out.insert(out.end(), {"--precision", number(precision)});
+    if (adaptive || precision > 0) out.insert(out.end(), {"--max-run-time", number(max_run_time)});
+    return out;
+}
+
+bool interrupted() { return g_interrupted.load(); }
+
 InterruptibleRun::InterruptibleRun() {
     g_interrupted.store(false);
     std::signal(SIGINT, on_sigint);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "vitals/case.hpp"
 #include "vitals/results.hpp"
@@ -26,6 +28,8 @@ struct MeasureOptions {
     void declare(CLI::App& app);
     // UsageError for combinations the flags alone cannot refuse.
     void validate() const;
+    // The flags that give these options again (for a worker process of run --processes).
+    std::vector<std::string> arguments() const;
 
 private:
     CLI::Option* max_run_time_option_ = nullptr;
@@ -45,6 +49,9 @@ public:
     InterruptibleRun(const InterruptibleRun&) = delete;
     InterruptibleRun& operator=(const InterruptibleRun&) = delete;
 };
+
+// Whether SIGINT arrived during the current InterruptibleRun.
+bool interrupted();
 
 // Times one case. A SkipCase or a failure becomes the result's `skipped` or `error`;
 // Interrupted passes through.

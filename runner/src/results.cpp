@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <span>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -148,18 +150,28 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         const std::vector<double> times = m.times();
         const std::vector<double> cpu = m.cpu_times();
         const auto repetitions = static_cast<long>(times.size());
-        for (std::size_t k = 0; k < times.size(); ++k) {
-            json entry = base(result.name);
-            entry["run_type"] = "iteration";
-            entry["repetitions"] = repetitions;
-            entry["repetition_index"] = k;
-            entry["threads"] = 1;
-            entry["iterations"] = m.number_per_run();
-            entry["real_time"] = times[k] * kNsPerSecond;
-            entry["cpu_time"] = (cpu.empty() ? times[k] : cpu[k]) * kNsPerSecond;
-            entry["time_unit"] = "ns";
-            describe(entry);
-            benchmarks.push_back(std::move(entry));
+        // Blocks as measured: one process's, or each process's in turn, tagged with it.
+        const bool by_process = !result.per_process.empty();
+        const std::span<const Measurement> measured = by_process ? std::span<const Measurement>(result.per_process)
+                                                                 : std::span<const Measurement>(&m, 1);
+        std::size_t k = 0;
+        for (std::size_t p = 0; p < measured.size(); ++p) {
+            const std::vector<double> block_times = measured[p].times();
+            const std::vector<double> block_cpu = measured[p].cpu_times();
+            for (std::size_t b = 0; b < block_times.size(); ++b, ++k) {
+                json entry = base(result.name);
+                entry["run_type"] = "iteration";
+                entry["repetitions"] = repetitions;
+                entry["repetition_index"] = k;
+                entry["threads"] = 1;
+                entry["iterations"] = measured[p].number_per_run();
+                entry["real_time"] = block_times[b] * kNsPerSecond;
+                entry["cpu_time"] = (block_cpu.empty() ? block_times[b] : block_cpu[b]) * kNsPerSecond;
+                entry["time_unit"] = "ns";
+                describe(entry);
+                if (by_process) entry["vitals_process"] = p;
+                benchmarks.push_back(std::move(entry));
+            }
         }
         const std::vector<double>& cpu_or_wall = cpu.empty() ? times : cpu;
         const auto sample_stddev = [](const std::vector<double>& v) {
@@ -194,6 +206,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["cpu_time"] = is_time ? a.cpu * kNsPerSecond : a.cpu;
             entry["time_unit"] = "ns";
             describe(entry);
+            if (by_process) entry["vitals_processes"] = result.per_process.size();
             if (std::string_view(a.name) == "median" && m.median_interval()) {  // a precision-driven run
                 entry["vitals_median_ci_low"] = m.median_interval()->low * kNsPerSecond;
                 entry["vitals_median_ci_high"] = m.median_interval()->high * kNsPerSecond;
@@ -293,6 +306,12 @@ std::vector<CaseSamples> parse_results(std::string_view text, const std::string&
                 throw ResultsFileError(fmt::format("'{}': case '{}' has a real_time of {}", path, name, value));
             }
             cases[it->second].seconds.push_back(value * seconds_per_unit(b.value("time_unit", "ns"), path));
+            const json& process = b.contains("vitals_process") ? b.at("vitals_process") : json(0);
+            if (!process.is_number_integer() || process.get<std::int64_t>() < 0 || process.get<std::int64_t>() > 1'000'000) {
+                throw ResultsFileError(fmt::format("'{}': case '{}' has a vitals_process of {}; expected a process index",
+                                                   path, name, process.dump()));
+            }
+            cases[it->second].process.push_back(process.get<int>());
             if (b.contains("instructions") && b.at("instructions").is_number()) {
                 cases[it->second].instructions = b.at("instructions").get<double>();
             }
@@ -301,6 +320,65 @@ std::vector<CaseSamples> parse_results(std::string_view text, const std::string&
         throw ResultsFileError(fmt::format("'{}' does not have Google Benchmark's layout: {}", path, e.what()));
     }
     return cases;
+}
+
+std::size_t CaseSamples::process_count() const {
+    std::vector<int> seen = process;
+    std::sort(seen.begin(), seen.end());
+    return static_cast<std::size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
+}
+
+std::vector<double> CaseSamples::process_medians() const {
+    std::map<int, std::vector<double>> by_process;
+    for (std::size_t k = 0; k < seconds.size(); ++k) by_process[k < process.size() ? process[k] : 0].push_back(seconds[k]);
+    std::vector<double> out;
+    for (const auto& [p, times] : by_process) out.push_back(stats::median(times));
+    return out;
+}
+
+std::vector<CaseResult> read_case_results(const std::string& path) {
+    const json doc = parse_file(path);
+    struct Blocks {
+        CaseResult result;
+        std::int64_t number_per_run = 0;
+        std::vector<double> raw, cpu;
+        TaskSpec task;
+    };
+    std::vector<Blocks> cases;
+    try {
+        for (const json& b : benchmarks_of(doc, path)) {
+            if (b.value("run_type", "iteration") != "iteration") continue;
+            const std::string name = b.value("run_name", b.value("name", ""));
+            if (cases.empty() || cases.back().result.name != name) cases.push_back({CaseResult{name, std::nullopt, "", ""}, 0, {}, {}, {}});
+            Blocks& c = cases.back();
+            if (b.value("error_occurred", false)) {
+                const std::string message = b.value("error_message", "");
+                if (b.value("vitals_status", "") == "skipped") {
+                    c.result.skipped = message.rfind("skipped: ", 0) == 0 ? message.substr(9) : message;
+                } else {
+                    c.result.error = message;
+                }
+                continue;
+            }
+            c.number_per_run = b.at("iterations").get<std::int64_t>();
+            const double scale = seconds_per_unit(b.value("time_unit", "ns"), path) * static_cast<double>(c.number_per_run);
+            c.raw.push_back(b.at("real_time").get<double>() * scale);
+            c.cpu.push_back(b.at("cpu_time").get<double>() * scale);
+            c.task = TaskSpec{"", "", "", b.value("label", ""), b.value("sub_label", ""), b.value("description", ""),
+                              b.value("env", ""), b.value("num_threads", 1)};
+            if (b.contains("instructions") && b.at("instructions").is_number()) c.result.instructions = b.at("instructions").get<double>();
+        }
+        std::vector<CaseResult> out;
+        for (Blocks& c : cases) {
+            if (!c.raw.empty()) c.result.measurement.emplace(c.number_per_run, std::move(c.raw), std::move(c.task), std::move(c.cpu));
+            out.push_back(std::move(c.result));
+        }
+        return out;
+    } catch (const json::exception& e) {
+        throw ResultsFileError(fmt::format("'{}' is not a results file vitals wrote: {}", path, e.what()));
+    } catch (const std::invalid_argument& e) {
+        throw ResultsFileError(fmt::format("'{}' is not a results file vitals wrote: {}", path, e.what()));
+    }
 }
 
 std::string merge_results(const std::vector<std::string>& paths) {
@@ -337,8 +415,13 @@ std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results) {
     std::vector<CaseSamples> out;
     for (const CaseResult& r : results) {
         if (r.measurement) {
-            out.push_back({r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
-                           r.measurement->description(), r.instructions});
+            CaseSamples samples{r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
+                                r.measurement->description(), r.instructions, {}};
+            for (std::size_t p = 0; p < r.per_process.size(); ++p) {
+                samples.process.insert(samples.process.end(), r.per_process[p].raw_times().size(), static_cast<int>(p));
+            }
+            samples.process.resize(samples.seconds.size(), 0);
+            out.push_back(std::move(samples));
         }
     }
     return out;

@@ -2,13 +2,10 @@
 // a run of the program under Valgrind.
 #include "vitals/instructions.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/perf_event.h>
-#include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
@@ -23,10 +20,10 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "timer_run.hpp"
-
-extern char** environ;
+#include "vitals/process.hpp"
 
 namespace vitals {
 namespace {
@@ -46,32 +43,6 @@ int open_instruction_counter() {
     return fd < 0 ? -errno : static_cast<int>(fd);
 }
 
-// Runs argv with this environment plus `extra`, output discarded; returns the wait status,
-// or -errno when it could not start.
-int run_quietly(const std::vector<std::string>& argv, const std::string& extra) {
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> env;
-    for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
-    env.push_back(const_cast<char*>(extra.c_str()));
-    env.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    const int started = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (started != 0) return -started;
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) return -errno;
-    }
-    return status;
-}
-
 }  // namespace
 
 bool is_callgrind_child() { return std::getenv(kCallgrindChild) != nullptr; }
@@ -85,7 +56,14 @@ double count_under_callgrind(const std::vector<std::string>& command, std::int64
     std::vector<std::string> argv = {"valgrind", "--tool=callgrind", "--collect-atstart=no",
                                      "--callgrind-out-file=" + out_file, "--log-file=" + std::string(folder) + "/valgrind.log"};
     argv.insert(argv.end(), command.begin(), command.end());
-    const int status = run_quietly(argv, std::string(kCallgrindChild) + "=1");
+    int status = 0;
+    try {
+        status = run_process(argv, {.extra_environment = {std::string(kCallgrindChild) + "=1"},
+                                    .discard_stdout = true,
+                                    .discard_stderr = true});
+    } catch (const std::system_error& e) {
+        status = -e.code().value();
+    }
     double total = -1;
     std::ifstream in(out_file);
     for (std::string line; std::getline(in, line);) {
@@ -99,7 +77,7 @@ double count_under_callgrind(const std::vector<std::string>& command, std::int64
             "cannot count instructions: no hardware counters here and valgrind is not installed (apt-get install valgrind)");
     }
     if (status < 0) throw std::runtime_error(fmt::format("cannot start valgrind: {}", std::strerror(-status)));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || total < 0) {
+    if (status != 0 || total < 0) {
         throw std::runtime_error("cannot count instructions: the run under Callgrind failed");
     }
     return total / static_cast<double>(number);

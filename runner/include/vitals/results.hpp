@@ -20,6 +20,9 @@ struct CaseResult {
     std::string skipped;  // non-empty: the case could not run here, and why
     std::string error;    // non-empty: the case failed, and how
     std::optional<double> instructions;  // per call, when counted (a counter in the JSON)
+    // With process-level repetitions (run --processes): each process's measurement, in
+    // process order; `measurement` then joins them (per-call times, number_per_run 1).
+    std::vector<Measurement> per_process;
 };
 
 inline constexpr int kResultsSchemaVersion = 1;
@@ -43,6 +46,11 @@ struct CaseSamples {
     std::vector<double> seconds;  // real time per call
     std::string label, sub_label, description;
     std::optional<double> instructions;  // per call, when the file has the counter
+    std::vector<int> process;  // per block, the process that measured it (all 0: one process)
+
+    // How many processes measured the case, and the median per-call time of each.
+    std::size_t process_count() const;
+    std::vector<double> process_medians() const;
 };
 
 // The case of that name, or nullptr.
@@ -74,6 +82,11 @@ struct ReportOptions {
 std::string html_report(const std::vector<NamedResults>& runs, const ReportOptions& options = {});
 // The same as markdown tables, for a pull request.
 std::string markdown_report(const std::vector<NamedResults>& runs, const ReportOptions& options = {});
+// Reads a results file that vitals wrote back into CaseResults (measurements rebuilt
+// from the blocks: number_per_run, times, CPU times, label fields; statement texts are
+// not in the file). For joining the files of run --processes. Throws ResultsFileError.
+std::vector<CaseResult> read_case_results(const std::string& path);
+
 // A measured run's cases as CaseSamples (per-call times of every block).
 std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results);
 

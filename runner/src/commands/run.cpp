@@ -1,9 +1,12 @@
 // vitals run: every matching case (or this process's shard of them), Compare tables,
 // optionally against a baseline with the slower cases profiled.
 #include <fmt/format.h>
+#include <stdlib.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "../command.hpp"
@@ -13,6 +16,7 @@
 #include "../shard.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
+#include "vitals/process.hpp"
 #include "vitals/timer_profile.hpp"
 
 namespace vitals::cli {
@@ -35,6 +39,24 @@ void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::op
     fmt::print("trace: {}\n", path.string());
 }
 
+// A folder of our own under the system's temporary folder, removed with what it holds.
+struct TemporaryFolder {
+    std::filesystem::path path;
+    TemporaryFolder() {
+        std::string name = (std::filesystem::temp_directory_path() / "vitals-run-XXXXXX").string();
+        if (::mkdtemp(name.data()) == nullptr) {
+            throw std::runtime_error(fmt::format("cannot create a temporary folder: {}", std::strerror(errno)));
+        }
+        path = name;
+    }
+    ~TemporaryFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+    TemporaryFolder(const TemporaryFolder&) = delete;
+    TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+};
+
 // The cases skipped, after the tables.
 void print_skipped(const std::vector<CaseResult>& results) {
     const auto skipped = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.skipped.empty(); });
@@ -53,6 +75,10 @@ public:
         app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
         app.add_option("--shard", shard_,
                        "Run the cases whose position modulo N is K (K/N); default from Slurm, MPI or torchrun variables");
+        app.add_option("--processes", processes_,
+                       "Measure every case in N fresh processes of this program, one after another (process 1 runs "
+                       "every case, then process 2, ...), so that compare tests per-process medians")
+            ->check(CLI::Range(1, 1000));
         auto* baseline = app.add_option("--baseline", baseline_, "Compare with this results file after the run");
         app.add_option("--profile-slow", profile_slow_percent_,
                        "Profile every case slower than the baseline by more than PCT percent (and significant)")
@@ -83,7 +109,8 @@ public:
         const std::vector<CaseSamples> baseline = baseline_ ? read_results_or_usage_error(*baseline_) : std::vector<CaseSamples>{};
 
         bool interrupted = false;
-        const std::vector<CaseResult> results = measure_all(selected, interrupted);
+        const std::vector<CaseResult> results =
+            processes_ > 1 ? measure_in_processes(selected, shard, interrupted) : measure_all(selected, interrupted);
         if (json_path_) {
             const RunContext run{.shard = shard ? shard->to_string() : "",
                                  .incomplete = interrupted,
@@ -145,10 +172,68 @@ private:
         return results;
     }
 
+    // Runs the selected cases in processes_ fresh processes of this program, one after
+    // another, each writing its results to a temporary file; joins them case by case with
+    // every block tagged by its process. Prints the tables of the joined run.
+    std::vector<CaseResult> measure_in_processes(const std::vector<const Case*>& selected, const std::optional<Shard>& shard,
+                                                 bool& interrupted) {
+        const TemporaryFolder folder;
+        std::vector<std::vector<CaseResult>> by_process;
+        const InterruptibleRun interruptible;  // Ctrl-C reaches the worker too: it writes what it has, then we stop
+        for (int p = 0; p < processes_ && !interrupted; ++p) {
+            fmt::print(stderr, "process {}/{}: {} case{}\n", p + 1, processes_, selected.size(), selected.size() > 1 ? "s" : "");
+            std::fflush(stderr);
+            const std::string file = (folder.path / fmt::format("process{}.json", p)).string();
+            std::vector<std::string> argv = {self_executable(), "run", "--json", file};
+            if (filter_) argv.insert(argv.end(), {"--filter", *filter_});
+            if (shard) argv.insert(argv.end(), {"--shard", shard->to_string()});
+            const std::vector<std::string> measure_flags = measure_.arguments();
+            argv.insert(argv.end(), measure_flags.begin(), measure_flags.end());
+            const int status = run_process(argv, {.discard_stdout = true});
+            interrupted = status == kExitInterrupted || cli::interrupted();
+            // A failed case (exit 1) is in the worker's results like any other outcome.
+            if (status != 0 && status != kExitFailure && !interrupted) {
+                throw std::runtime_error(fmt::format("worker process {} of {} ended with exit status {}; run without "
+                                                     "--processes to see why",
+                                                     p + 1, processes_, status));
+            }
+            if (std::filesystem::exists(file)) by_process.push_back(read_case_results(file));
+        }
+        if (interrupted) {
+            fmt::print(stderr, "interrupted: {} of {} processes ran; writing what there is\n", by_process.size(), processes_);
+        }
+        std::vector<CaseResult> results;
+        std::vector<Measurement> measured;
+        for (const Case* c : selected) {
+            CaseResult joined{c->name, std::nullopt, "", ""};
+            for (const std::vector<CaseResult>& process : by_process) {
+                const auto it = std::find_if(process.begin(), process.end(), [&](const CaseResult& r) { return r.name == c->name; });
+                if (it == process.end()) continue;
+                if (it->measurement) joined.per_process.push_back(*it->measurement);
+                if (joined.skipped.empty()) joined.skipped = it->skipped;
+                if (joined.error.empty()) joined.error = it->error;
+            }
+            if (by_process.empty() || (interrupted && joined.per_process.empty() && joined.skipped.empty() && joined.error.empty())) {
+                continue;  // never reached
+            }
+            if (!joined.per_process.empty()) {
+                joined.measurement = Measurement::merge(joined.per_process).front();
+                joined.skipped.clear();
+                joined.error.clear();
+                measured.push_back(*joined.measurement);
+            }
+            results.push_back(std::move(joined));
+        }
+        if (!measured.empty()) fmt::print("{}", Compare(measured).to_string());
+        print_skipped(results);
+        return results;
+    }
+
     std::optional<std::string> filter_, json_path_, shard_, baseline_;
     MeasureOptions measure_;
     std::optional<double> profile_slow_percent_;
     ReportFlags report_;
+    int processes_ = 1;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "../measure_flags.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/instructions.hpp"
+#include "vitals/process.hpp"
 
 namespace vitals::cli {
 namespace {
@@ -57,7 +58,7 @@ private:
         } catch (const std::runtime_error&) {
             // No counters here: this program again, under Callgrind, counting the same case.
             result.instructions = count_under_callgrind(
-                {self_path(), "timeit", c.name, "--instructions", "--number", std::to_string(number)}, number);
+                {self_executable(), "timeit", c.name, "--instructions", "--number", std::to_string(number)}, number);
             source = "Callgrind";
         }
         fmt::print("{}\n  {:.0f} instructions per call ({}, {} calls)\n", result.measurement->to_string(),
@@ -68,13 +69,6 @@ private:
             write_file_atomically(*json_path_, results_to_json({for_json}, context.executable));
         }
         return 0;
-    }
-
-    static std::string self_path() {
-        std::error_code error;
-        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-        if (error) throw std::runtime_error("cannot find this program's path (/proc/self/exe) to run it under Callgrind");
-        return self.string();
     }
 
     std::string name_;

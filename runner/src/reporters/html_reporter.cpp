@@ -162,9 +162,8 @@ svg text {{ font-size: 11px; fill: #2d3748; }} svg .tick {{ fill: #718096; }} sv
 </body></html>
 )",
                        files_list, summary,
-                       paired ? fmt::format(" Verdicts: two-sided Mann-Whitney U test at alpha {}, changes under {:g}% count as same.",
-                                            options.alpha, options.noise_floor * 100)
-                              : "",
+                       paired && !comparison.cases.empty() ? " Verdicts: same means " + escape_html(comparison.meaning_of_same()) + "."
+                                                            : "",
                        sections);
 }
 

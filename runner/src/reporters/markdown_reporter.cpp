@@ -26,6 +26,7 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
                                stats::format_seconds(c.after_median), c.change * 100, c.p_value,
                                c.verdict == stats::Verdict::same ? "same" : fmt::format("**{}**", stats::verdict_name(c.verdict)));
         }
+        if (!comparison.cases.empty()) out += fmt::format("\n`same`: {}.\n", comparison.meaning_of_same());
         return out;
     }
     for (const auto& [file, cases] : files) {

@@ -13,17 +13,32 @@ std::string render_comparison_text(const Comparison& comparison) {
     const ReportOptions& options = comparison.options;
     std::size_t name_width = std::string_view("geomean").size();
     for (const CaseComparison& c : comparison.cases) name_width = std::max(name_width, c.name.size());
-    std::string out = fmt::format(
-        "{} -> {}: two-sided Mann-Whitney U test on per-block times, alpha {}; changes under {:.1f}% count as same\n\n",
-        comparison.before_name, comparison.after_name, options.alpha, options.noise_floor * 100);
+    const std::size_t by_process = comparison.cases_by_process();
+    const std::size_t by_block = comparison.cases.size() - by_process;
+    const std::string unit = by_block == 0   ? "per-process medians"
+                             : by_process == 0 ? "per-block times"
+                                               : "per-process medians (per-block times where a side has one process)";
+    std::string out =
+        fmt::format("{} -> {}: two-sided Mann-Whitney U test on {}, alpha {}; changes under {:.1f}% count as same\n\n",
+                    comparison.before_name, comparison.after_name, unit, options.alpha, options.noise_floor * 100);
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>9}  {:>9}  {}\n", "case", name_width, "before", "after", "change",
                        "p-value", "verdict");
     int few_blocks = 0;
+    double unreachable_p = 0;  // the largest smallest-possible p-value above alpha, if any
+    std::size_t few_processes = 0;
     for (const CaseComparison& c : comparison.cases) {
         out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%  {:>9.4f}  {}\n", c.name, name_width,
                            stats::format_seconds(c.change.before_median), stats::format_seconds(c.change.after_median),
                            c.change.change * 100, c.change.p_value, stats::verdict_name(c.change.verdict));
-        few_blocks += c.blocks < 9 ? 1 : 0;
+        if (c.by_process) {
+            const double smallest = smallest_exact_p_value(c.processes_before, c.processes_after);
+            if (smallest > options.alpha) {
+                ++few_processes;
+                unreachable_p = std::max(unreachable_p, smallest);
+            }
+        } else {
+            few_blocks += c.blocks < 9 ? 1 : 0;
+        }
     }
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%\n", "geomean", name_width, "", "", comparison.geomean_change * 100);
     std::string counted;
@@ -41,6 +56,18 @@ std::string render_comparison_text(const Comparison& comparison) {
     if (!comparison.added.empty()) {
         out += fmt::format("\nonly in {} (added): {}\n", comparison.after_name, fmt::join(comparison.added, ", "));
     }
+    if (by_block > 0) {
+        out += fmt::format("\nnote: {} case{} tested on per-block times: one side ran in a single process, and the "
+                           "p-value takes its blocks as independent, which blocks of one process are not (a small "
+                           "difference between two processes can look certain); measure both sides with "
+                           "'vitals run --processes 5' to test per-process medians\n",
+                           by_block, by_block > 1 ? "s" : "");
+    }
+    if (few_processes > 0) {
+        out += fmt::format("\nnote: {} case{} with too few processes: the smallest p-value the test can give is {:.3f}, "
+                           "above alpha; use 4 or more processes a side\n",
+                           few_processes, few_processes > 1 ? "s" : "", unreachable_p);
+    }
     if (few_blocks > 0) {
         out += fmt::format("\nnote: {} case{} with fewer than 9 blocks; the test needs 9 or more to see small changes "
                            "(raise --min-run-time)\n",
@@ -53,6 +80,9 @@ std::string render_comparison_json(const Comparison& comparison) {
     nlohmann::json cases = nlohmann::json::array();
     for (const CaseComparison& c : comparison.cases) {
         cases.push_back({{"name", c.name},
+                         {"tested_on", c.by_process ? "process_medians" : "blocks"},
+                         {"processes_before", c.processes_before},
+                         {"processes_after", c.processes_after},
                          {"before_median", c.change.before_median},
                          {"after_median", c.change.after_median},
                          {"change", c.change.change},
@@ -63,6 +93,7 @@ std::string render_comparison_json(const Comparison& comparison) {
                           {"after", comparison.after_name},
                           {"alpha", comparison.options.alpha},
                           {"noise_floor", comparison.options.noise_floor},
+                          {"same_means", comparison.meaning_of_same()},
                           {"cases", cases},
                           {"geomean_change", comparison.geomean_change},
                           {"added", comparison.added},
