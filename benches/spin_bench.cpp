@@ -1,0 +1,38 @@
+// Statements of known cost for checking verdicts (scripts/check-verdicts.sh): each case
+// runs a dependent chain of multiply-adds whose length is its base length times
+// VITALS_SPIN_SCALE (default 1), so a scale of 1.05 makes every case 5% slower.
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vitals/vitals.hpp>
+
+namespace {
+
+double spin_scale() {
+    const char* text = std::getenv("VITALS_SPIN_SCALE");
+    const double scale = text == nullptr ? 1.0 : std::atof(text);
+    return std::isfinite(scale) && scale > 0 ? scale : 1.0;
+}
+
+}  // namespace
+
+VITALS_CASES(spin_cases) {
+    std::vector<vitals::Case> cases;
+    for (const std::int64_t base : {2'000, 8'000, 32'000, 128'000}) {
+        cases.push_back({"spin/" + std::to_string(base), [base] {
+                             const auto steps = static_cast<std::int64_t>(std::llround(static_cast<double>(base) * spin_scale()));
+                             return vitals::Timer({.stmt =
+                                                       [steps] {
+                                                           double x = 1.0;
+                                                           for (std::int64_t i = 0; i < steps; ++i) x = x * 0.999999 + 1e-7;
+                                                           vitals::do_not_optimize(x);
+                                                       },
+                                                   .label = "spin",
+                                                   .sub_label = std::to_string(base) + " steps"});
+                         }});
+    }
+    return cases;
+}
+
+VITALS_MAIN()
