@@ -52,6 +52,7 @@ TEST(BadInputMatrix, EveryWrongInputGetsACleanError) {
     std::ofstream(dir / "good.json") << R"({"benchmarks": [{"name": "a", "run_type": "iteration", "real_time": 1, "time_unit": "ns"}]})";
     std::ofstream(dir / "other.json") << R"({"benchmarks": [{"name": "b", "run_type": "iteration", "real_time": 1, "time_unit": "ns"}]})";
     fs::create_directories(dir / "folder.json");
+    fs::create_symlink(dir / "nowhere" / "x.json", dir / "dangling.json");
     const std::string previous = "previous results";
     std::ofstream(dir / "out.json") << previous;
 
@@ -97,6 +98,16 @@ TEST(BadInputMatrix, EveryWrongInputGetsACleanError) {
         {"compare {dir}/folder.json {dir}/good.json", 2, "it is a folder"},
         {"compare {dir}/good.json {dir}/good.json --alpha 0", 2, "--alpha"},
         {"compare {dir}/good.json {dir}/good.json --noise-floor -1", 2, "--noise-floor"},
+        // An output that is one of the inputs: refused before anything is read or written.
+        {"compare {dir}/good.json {dir}/out.json --json {dir}/out.json", 1, "it is the input"},
+        {"compare {dir}/out.json {dir}/good.json --json {dir}/./out.json", 1, "it is the input"},
+        {"report {dir}/good.json {dir}/out.json --html {dir}/out.json", 1, "it is the input"},
+        {"report {dir}/good.json {dir}/out.json --markdown {dir}/out.json", 1, "it is the input"},
+        {"merge {dir}/out.json {dir}/good.json -o {dir}/out.json", 1, "it is the input"},
+        {"run --baseline {dir}/out.json --json {dir}/out.json", 1, "it is the input"},
+        {"timeit relu/32x1024/cpu-f32 --json ''", 1, "the path is empty"},
+        {"timeit relu/32x1024/cpu-f32 --json {dir}/" + std::string(250, 'n') + ".json", 1, "shorter name"},
+        {"timeit relu/32x1024/cpu-f32 --json {dir}/dangling.json", 1, "symbolic link to a missing file"},
         {"merge {dir}/good.json {dir}/good.json -o {dir}/out.json", 2, "is in both"},
         {"merge {dir}/text.json -o {dir}/out.json", 2, "is not JSON"},
         {"merge {dir}/good.json", 2, "--output"},

@@ -350,6 +350,25 @@ TEST_F(Cli, CompareTestsPerProcessMediansWithEnoughProcesses) {
         << slurp(dir_ / "r.md");
 }
 
+// "-" and /dev/stdout are standard output: the CI-summary idiom appends, never replaces.
+TEST_F(Cli, StandardOutputAsAnOutputFile) {
+    write_processes(dir_ / "a.json", 1, 100, 0);
+    write_processes(dir_ / "b.json", 1, 101, 0);
+    const std::string a = (dir_ / "a.json").string(), b = (dir_ / "b.json").string();
+    const CommandResult dash = run_vitals("compare " + a + " " + b + " --json -");
+    ASSERT_EQ(dash.exit_code, 0) << dash.err;
+    EXPECT_NE(dash.out.find("\"geomean_change\""), std::string::npos) << dash.out;
+    EXPECT_FALSE(fs::exists("-"));
+    const fs::path summary = dir_ / "summary.md";
+    std::ofstream(summary) << "first line\n";
+    const std::string command = std::string(VITALS_BINARY_DIR) + "/bin/vitals report " + a + " " + b +
+                                " --markdown /dev/stdout >> " + summary.string();
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    const std::string text = slurp(summary);
+    EXPECT_EQ(text.rfind("first line\n| ", 0) == 0 || text.rfind("first line\n**", 0) == 0, true) << text;
+    EXPECT_NE(text.find("| case | before | after |"), std::string::npos) << text;
+}
+
 TEST_F(Cli, ProfileWithAScheduleWritesOneTracePerCycle) {
     const fs::path logs = dir_ / "logs";
     const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --wait 1 --warmup 1 --active 2 --steps 8 --trace-dir " +
@@ -582,19 +601,33 @@ TEST_F(Cli, TracesOfADistributedRunCarryTheRank) {
     EXPECT_EQ(files, 1);
 }
 
-TEST_F(Cli, InterruptedRunWritesWhatItHasAndExits130) {
-    const std::string json = (dir_ / "partial.json").string();
-    const std::string script = "( " + std::string(VITALS_BINARY_DIR) +
-                               "/bin/vitals run --filter '^(relu|mlp_forward)/.*cpu' --min-run-time 0.3 --json " + json +
-                               " >/dev/null 2>&1 & pid=$!; sleep 0.6; kill -INT $pid; wait $pid; exit $? )";
-    const int status = std::system(script.c_str());
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 130);
-    const auto doc = nlohmann::json::parse(slurp(json));  // whole, valid JSON
-    EXPECT_EQ(doc.at("context").at("vitals_incomplete"), true);
-    EXPECT_EQ(doc.at("context").at("vitals_cases_planned"), 4);
-    std::set<std::string> measured;
-    for (const auto& b : doc.at("benchmarks")) measured.insert(b.at("run_name").get<std::string>());
-    EXPECT_GE(measured.size(), 1u);
-    EXPECT_LT(measured.size(), 4u);
+// SIGINT (Ctrl-C), SIGTERM and SIGHUP (a batch system's time limit, scancel, a closed
+// terminal) stop the run within a block; what was measured is written beside the
+// results file, marked incomplete, and the complete file from before stays as it was.
+TEST_F(Cli, InterruptedRunWritesWhatItHasBesideTheFile) {
+    for (const auto& [signal, number] : {std::pair{"INT", 2}, std::pair{"TERM", 15}, std::pair{"HUP", 1}}) {
+        SCOPED_TRACE(signal);
+        const std::string json = (dir_ / "results.json").string();
+        const std::string partial = (dir_ / "results.partial.json").string();
+        std::ofstream(json) << "complete results from before";
+        fs::remove(partial);
+        const std::string script = "( " + std::string(VITALS_BINARY_DIR) +
+                                   "/bin/vitals run --filter '^(relu|mlp_forward)/.*cpu' --min-run-time 0.3 --json " +
+                                   json + " >/dev/null 2>" + (dir_ / "err").string() + " & pid=$!; sleep 0.6; kill -" +
+                                   signal + " $pid; wait $pid; exit $? )";
+        const int status = std::system(script.c_str());
+        ASSERT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WEXITSTATUS(status), 128 + number);
+        EXPECT_EQ(slurp(json), "complete results from before");
+        const std::string err = slurp(dir_ / "err");
+        EXPECT_NE(err.find(std::string("interrupted by SIG") + signal), std::string::npos) << err;
+        EXPECT_NE(err.find("written to " + partial), std::string::npos) << err;
+        const auto doc = nlohmann::json::parse(slurp(partial));  // whole, valid JSON
+        EXPECT_EQ(doc.at("context").at("vitals_incomplete"), true);
+        EXPECT_EQ(doc.at("context").at("vitals_cases_planned"), 4);
+        std::set<std::string> measured;
+        for (const auto& b : doc.at("benchmarks")) measured.insert(b.at("run_name").get<std::string>());
+        EXPECT_GE(measured.size(), 1u);
+        EXPECT_LT(measured.size(), 4u);
+    }
 }

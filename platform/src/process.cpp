@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,8 +34,14 @@ int run_process(const std::vector<std::string>& argv, const ProcessOptions& opti
     posix_spawn_file_actions_destroy(&actions);
     if (started != 0) throw std::system_error(started, std::generic_category(), "cannot start " + argv[0]);
     int status = 0;
+    bool forwarded = false;
     while (::waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waiting for " + argv[0]);
+        const int signal = options.forward_signal != nullptr ? options.forward_signal->load() : 0;
+        if (signal != 0 && !forwarded) {
+            ::kill(pid, signal);
+            forwarded = true;
+        }
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

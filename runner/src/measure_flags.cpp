@@ -11,17 +11,21 @@
 namespace vitals::cli {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
+// The signal that asked the run to stop (0: none). The first of each kind is caught; a
+// second one of the same kind ends the process at once.
+std::atomic<int> g_stop_signal{0};
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
-extern "C" void on_sigint(int) {
-    g_interrupted.store(true);
-    std::signal(SIGINT, SIG_DFL);
+extern "C" void on_stop_signal(int signal) {
+    int none = 0;
+    g_stop_signal.compare_exchange_strong(none, signal);
+    std::signal(signal, SIG_DFL);
 }
 
 Measurement measure(Timer& timer, const MeasureOptions& o) {
     // Checked after every block, so Ctrl-C takes effect within one block.
     const auto stop_if_interrupted = [](std::int64_t, double) {
-        if (g_interrupted.load()) throw Interrupted();
+        if (g_stop_signal.load() != 0) throw Interrupted();
     };
     if (o.number > 0) return timer.timeit(o.number);
     if (o.adaptive || o.precision > 0) {
@@ -77,14 +81,31 @@ std::vector<std::string> MeasureOptions::arguments() const {
     return out;
 }
 
-bool interrupted() { return g_interrupted.load(); }
+bool interrupted() { return g_stop_signal.load() != 0; }
+int stop_signal() { return g_stop_signal.load(); }
+const std::atomic<int>& stop_signal_flag() { return g_stop_signal; }
 
-InterruptibleRun::InterruptibleRun() {
-    g_interrupted.store(false);
-    std::signal(SIGINT, on_sigint);
+std::string signal_name(int signal) {
+    switch (signal) {
+        case SIGINT: return "SIGINT";
+        case SIGTERM: return "SIGTERM";
+        case SIGHUP: return "SIGHUP";
+        default: return fmt::format("signal {}", signal);
+    }
 }
 
-InterruptibleRun::~InterruptibleRun() { std::signal(SIGINT, SIG_DFL); }
+InterruptibleRun::InterruptibleRun() {
+    g_stop_signal.store(0);
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;  // no SA_RESTART: a wait for a worker process returns, to pass the signal on
+    for (const int signal : kStopSignals) ::sigaction(signal, &action, nullptr);
+}
+
+InterruptibleRun::~InterruptibleRun() {
+    for (const int signal : kStopSignals) std::signal(signal, SIG_DFL);
+}
 
 CaseResult run_case(const Case& c, const MeasureOptions& o) {
     CaseResult result{c.name, std::nullopt, "", ""};

@@ -2,6 +2,7 @@
 // Ctrl-C taking effect after the current block. Internal to the runner.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,8 +41,9 @@ struct Interrupted : std::runtime_error {
     Interrupted() : std::runtime_error("interrupted") {}
 };
 
-// While alive, the first SIGINT stops the measurement after the current block (the
-// case throws Interrupted); a second ends the process at once.
+// While alive, the first SIGINT, SIGTERM or SIGHUP (Ctrl-C; what Slurm sends at a time
+// limit, scancel, a closed terminal) stops the measurement after the current block (the
+// case throws Interrupted); a second of the same kind ends the process at once.
 class InterruptibleRun {
 public:
     InterruptibleRun();
@@ -50,8 +52,12 @@ public:
     InterruptibleRun& operator=(const InterruptibleRun&) = delete;
 };
 
-// Whether SIGINT arrived during the current InterruptibleRun.
+// Whether a stop signal arrived during the current InterruptibleRun; which one (0: none);
+// the flag itself, for passing the signal on to a worker process; its name.
 bool interrupted();
+int stop_signal();
+const std::atomic<int>& stop_signal_flag();
+std::string signal_name(int signal);
 
 // Times one case. A SkipCase or a failure becomes the result's `skipped` or `error`;
 // Interrupted passes through.

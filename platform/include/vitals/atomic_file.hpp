@@ -1,19 +1,36 @@
-// Output files are written whole or not at all.
+// Every file vitals writes goes through here: whole or not at all, and never through a
+// name someone else planted.
+//
+//   "-", /dev/stdout, /dev/stderr, /dev/fd/N    written to that descriptor (a pipe, a
+//                                               terminal, a file the shell opened)
+//   an existing device, pipe or socket          written in place, never replaced
+//   anything else (a regular file, new or not)  a temporary beside it, created
+//       exclusively under an unpredictable name (O_EXCL, which also refuses a planted
+//       link), written, flushed to disk, given the mode and owner of the file it
+//       replaces where this process may, and renamed over it. A symbolic link to a
+//       regular file keeps pointing at it: the file it names is replaced.
 #pragma once
 
 #include <filesystem>
 #include <string_view>
+#include <vector>
 
 namespace vitals {
 
-// Writes `content` to a temporary file beside `path`, flushes it to disk, and renames it
-// over `path`. On failure the temporary file is removed, an existing file at `path` is
-// left untouched, and std::runtime_error says which path failed and why.
+// Writes `content` as above. On failure an existing file at `path` is left untouched, no
+// temporary file remains, and std::runtime_error says which path failed and why.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
-// Throws std::runtime_error unless a file could be created at `path` (its folder exists,
-// is a folder and is writable, and `path` is not itself a folder). For failing early,
-// before a long run whose results would then be lost.
+// Throws std::runtime_error unless `path` could be written as above: not empty, not a
+// folder; its folder exists and is writable; the temporary's name fits the file system;
+// an existing file may be renamed over (a sticky folder keeps other users' files). For
+// failing early, before a long run whose results would then be lost.
 void check_output_path(const std::filesystem::path& path);
+
+// Throws std::runtime_error when an output is the same file as an input (the same file
+// on disk, however named, or standard output twice), so that no command overwrites what
+// it reads.
+void check_outputs_are_not_inputs(const std::vector<std::filesystem::path>& outputs,
+                                  const std::vector<std::filesystem::path>& inputs);
 
 }  // namespace vitals

@@ -2,6 +2,7 @@
 // argument reaches it as given, so no path or name is ever interpreted.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@ struct ProcessOptions {
     std::vector<std::string> extra_environment;  // "NAME=value", added to this process's environment
     bool discard_stdout = false;                 // else inherited
     bool discard_stderr = false;                 // else inherited
+    // When set, a signal that interrupts the wait and is recorded here (non-zero) is
+    // passed on to the program once, so that it can stop as this process does.
+    const std::atomic<int>* forward_signal = nullptr;
 };
 
 // Runs argv (argv[0] searched on PATH when it has no '/') and waits for it. Returns its

@@ -32,7 +32,10 @@ public:
             }
             return 0;
         }
-        if (json_path_) check_output_path(*json_path_);
+        if (json_path_) {
+            check_output_path(*json_path_);
+            check_outputs_are_not_inputs({*json_path_}, {before_, after_});
+        }
         Comparison comparison;
         try {
             comparison = compare_runs(before_, read_results(before_), after_, read_results(after_), report_.options());

@@ -18,6 +18,7 @@ public:
 
     int run(const CommandContext&) override {
         check_output_path(output_);
+        check_outputs_are_not_inputs({output_}, {inputs_.begin(), inputs_.end()});
         std::string merged;
         try {
             merged = merge_results(inputs_);

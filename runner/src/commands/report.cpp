@@ -19,8 +19,11 @@ public:
 
     int run(const CommandContext&) override {
         if (!html_ && !markdown_) throw UsageError("give --html OUT.html and/or --markdown OUT.md");
-        if (html_) check_output_path(*html_);
-        if (markdown_) check_output_path(*markdown_);
+        std::vector<std::filesystem::path> outputs;
+        if (html_) outputs.emplace_back(*html_);
+        if (markdown_) outputs.emplace_back(*markdown_);
+        for (const std::filesystem::path& out : outputs) check_output_path(out);
+        check_outputs_are_not_inputs(outputs, {inputs_.begin(), inputs_.end()});
         std::vector<NamedResults> runs;
         for (const std::string& path : inputs_) runs.emplace_back(path, read_results_or_usage_error(path));
         if (html_) write_file_atomically(*html_, html_report(runs, report_.options()));

@@ -57,6 +57,14 @@ struct TemporaryFolder {
     TemporaryFolder& operator=(const TemporaryFolder&) = delete;
 };
 
+// Where an interrupted run writes: beside the file it was asked for, never over it
+// ("out.json" -> "out.partial.json"). Standard output and devices stay as they are.
+std::string partial_path(const std::string& path) {
+    const std::filesystem::path p(path);
+    if (path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0) return path;
+    return (p.parent_path() / (p.stem().string() + ".partial" + p.extension().string())).string();
+}
+
 // The cases skipped, after the tables.
 void print_skipped(const std::vector<CaseResult>& results) {
     const auto skipped = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.skipped.empty(); });
@@ -105,7 +113,10 @@ public:
             if (!shard || shard->includes(i)) selected.push_back(matching[i]);
         }
         if (shard) fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
-        if (json_path_) check_output_path(*json_path_);
+        if (json_path_) {
+            check_output_path(*json_path_);
+            if (baseline_) check_outputs_are_not_inputs({*json_path_}, {*baseline_});
+        }
         const std::vector<CaseSamples> baseline = baseline_ ? read_results_or_usage_error(*baseline_) : std::vector<CaseSamples>{};
 
         bool interrupted = false;
@@ -115,9 +126,15 @@ public:
             const RunContext run{.shard = shard ? shard->to_string() : "",
                                  .incomplete = interrupted,
                                  .cases_planned = selected.size()};
-            write_file_atomically(*json_path_, results_to_json(results, context.executable, run));
+            // An interrupted run never replaces a complete file: it goes beside it.
+            const std::string path = interrupted ? partial_path(*json_path_) : *json_path_;
+            write_file_atomically(path, results_to_json(results, context.executable, run));
+            if (interrupted) {
+                fmt::print(stderr, "{} of {} cases measured, marked incomplete, written to {}\n", results.size(),
+                           selected.size(), path);
+            }
         }
-        if (interrupted) return kExitInterrupted;
+        if (interrupted) return 128 + stop_signal();
         if (baseline_) {
             Comparison comparison;
             try {
@@ -158,8 +175,7 @@ private:
                 result = run_case(*selected[i], measure_);
             } catch (const Interrupted&) {
                 interrupted = true;
-                fmt::print(stderr, "interrupted: {} of {} cases measured; writing what there is\n", results.size(),
-                           selected.size());
+                fmt::print(stderr, "interrupted by {} during {}\n", signal_name(stop_signal()), selected[i]->name);
                 break;
             }
             if (!result.skipped.empty()) fmt::print(stderr, "      skipped: {}\n", result.skipped);
@@ -189,18 +205,20 @@ private:
             if (shard) argv.insert(argv.end(), {"--shard", shard->to_string()});
             const std::vector<std::string> measure_flags = measure_.arguments();
             argv.insert(argv.end(), measure_flags.begin(), measure_flags.end());
-            const int status = run_process(argv, {.discard_stdout = true});
-            interrupted = status == kExitInterrupted || cli::interrupted();
+            const int status = run_process(argv, {.discard_stdout = true, .forward_signal = &stop_signal_flag()});
+            interrupted = cli::interrupted();
             // A failed case (exit 1) is in the worker's results like any other outcome.
             if (status != 0 && status != kExitFailure && !interrupted) {
                 throw std::runtime_error(fmt::format("worker process {} of {} ended with exit status {}; run without "
                                                      "--processes to see why",
                                                      p + 1, processes_, status));
             }
-            if (std::filesystem::exists(file)) by_process.push_back(read_case_results(file));
+            const std::string written = std::filesystem::exists(file) ? file : partial_path(file);
+            if (std::filesystem::exists(written)) by_process.push_back(read_case_results(written));
         }
         if (interrupted) {
-            fmt::print(stderr, "interrupted: {} of {} processes ran; writing what there is\n", by_process.size(), processes_);
+            fmt::print(stderr, "interrupted by {}: {} of {} processes ran\n", signal_name(stop_signal()), by_process.size(),
+                       processes_);
         }
         std::vector<CaseResult> results;
         std::vector<Measurement> measured;
