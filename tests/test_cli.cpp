@@ -234,7 +234,9 @@ double printed_seconds(const std::string& text) {
 
 // The profiled statement runs as the timed one does (same threads, same setup), so an
 // operator's time per call under `profile` agrees with the `timeit` median of the same
-// case. Measured in one test run; the tolerance is wide for shared, noisy machines.
+// case. Measured in one test run; the tolerance is wide for shared, noisy machines (a
+// mean over a window against a median), and still far below the 25-50x that running a
+// one-thread case on every thread once gave.
 TEST_F(Cli, ProfiledOperatorTimeAgreesWithTimeit) {
     const std::string name = "matmul/128x128/cpu-f32";
     const CommandResult timed = run_vitals("timeit " + name + " --min-run-time 0.05");
@@ -243,7 +245,7 @@ TEST_F(Cli, ProfiledOperatorTimeAgreesWithTimeit) {
     ASSERT_NE(median_at, std::string::npos) << timed.out;
     const double median = printed_seconds(timed.out.substr(median_at + 8));
 
-    const CommandResult profiled = run_vitals("profile " + name + " --steps 40");
+    const CommandResult profiled = run_vitals("profile " + name);
     ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
     const auto row = profiled.out.find("  matmul  ");
     ASSERT_NE(row, std::string::npos) << profiled.out;
@@ -251,10 +253,10 @@ TEST_F(Cli, ProfiledOperatorTimeAgreesWithTimeit) {
     std::vector<std::string> cells;
     for (std::string cell; columns >> cell;) cells.push_back(cell);
     ASSERT_EQ(cells.size(), 7u) << profiled.out;  // name, self %, self, total %, total, avg, calls
-    EXPECT_EQ(cells[6], "40");
+    EXPECT_GT(std::stoll(cells[6]), 1);
     const double per_call = printed_seconds(cells[5]);
-    EXPECT_GT(per_call / median, 1.0 / 3) << "profile " << per_call << " s per call, timeit " << median << " s";
-    EXPECT_LT(per_call / median, 3.0) << "profile " << per_call << " s per call, timeit " << median << " s";
+    EXPECT_GT(per_call / median, 1.0 / 5) << "profile " << per_call << " s per call, timeit " << median << " s";
+    EXPECT_LT(per_call / median, 5.0) << "profile " << per_call << " s per call, timeit " << median << " s";
 }
 
 TEST_F(Cli, PrecisionRunsUntilTheMediansIntervalIsTightAndReportsIt) {
@@ -613,8 +615,9 @@ TEST_F(Cli, InterruptedRunWritesWhatItHasBesideTheFile) {
         fs::remove(partial);
         const std::string script = "( " + std::string(VITALS_BINARY_DIR) +
                                    "/bin/vitals run --filter '^(relu|mlp_forward)/.*cpu' --min-run-time 0.3 --json " +
-                                   json + " >/dev/null 2>" + (dir_ / "err").string() + " & pid=$!; sleep 0.6; kill -" +
-                                   signal + " $pid; wait $pid; exit $? )";
+                                   json + " >/dev/null 2>" + (dir_ / "err").string() +
+                                   " & pid=$!; for i in $(seq 300); do grep -q '\\[2/4\\]' " + (dir_ / "err").string() +
+                                   " && break; sleep 0.05; done; kill -" + signal + " $pid; wait $pid; exit $? )";
         const int status = std::system(script.c_str());
         ASSERT_TRUE(WIFEXITED(status));
         EXPECT_EQ(WEXITSTATUS(status), 128 + number);
