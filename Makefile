@@ -11,6 +11,9 @@ DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-d
                 libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev valgrind clang \
                 libclang-rt-14-dev
 
+# What the tests check against (not dependencies of vitals): a real MPI launcher.
+TEST_DEB_PACKAGES := openmpi-bin
+
 # For scripts/gpu-check.sh on a GPU machine without Debian packages: header-only or
 # static libraries only, so nothing needs a shared library of this system there.
 GPU_BUNDLE_DIR ?= .gpu-bundle
@@ -24,7 +27,7 @@ SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVITALS_CUDA=OFF -DVITALS_I
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := results_reader chrome_trace_reader schedule cli
 
-.PHONY: all deps configure build test test-sanitize test-tsan fuzz-build fuzz-smoke fuzz demo bench install gpu-bundle clean
+.PHONY: all deps test-deps configure build test test-sanitize test-tsan fuzz-build fuzz-smoke fuzz demo bench install gpu-bundle clean
 
 all: build
 
@@ -37,7 +40,10 @@ configure: deps
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build fuzz-build
+test-deps:
+	@scripts/install-deps.sh $(TEST_DEB_PACKAGES)
+
+test: build fuzz-build test-deps
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS)
 

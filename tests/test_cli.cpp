@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -606,6 +607,53 @@ TEST_F(Cli, TracesOfADistributedRunCarryTheRank) {
 // SIGINT (Ctrl-C), SIGTERM and SIGHUP (a batch system's time limit, scancel, a closed
 // terminal) stop the run within a block; what was measured is written beside the
 // results file, marked incomplete, and the complete file from before stays as it was.
+// Under a launcher, ranks never write one file: "{rank}" names each rank's file, and
+// without it the rank goes before the extension. Disagreeing launchers are an error.
+TEST_F(Cli, EachRankWritesItsOwnFile) {
+    const std::string vitals = std::string(VITALS_BINARY_DIR) + "/bin/vitals";
+    const std::string placeholder = (dir_ / "r{rank}.json").string();
+    const CommandResult named = run_vitals("list >/dev/null; RANK=1 WORLD_SIZE=2 " + vitals +
+                                           " timeit relu/32x1024/cpu-f32 --min-run-time 0.01 --json " + placeholder);
+    ASSERT_EQ(named.exit_code, 0) << named.err;
+    EXPECT_TRUE(fs::exists(dir_ / "r1.json"));
+    const CommandResult plain = run_vitals("list >/dev/null; RANK=1 WORLD_SIZE=2 " + vitals +
+                                           " timeit relu/32x1024/cpu-f32 --min-run-time 0.01 --json " +
+                                           (dir_ / "out.json").string());
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_TRUE(fs::exists(dir_ / "out.rank1.json"));
+    EXPECT_FALSE(fs::exists(dir_ / "out.json"));
+    EXPECT_NE(plain.err.find("rank 1 of 2 writes " + (dir_ / "out.rank1.json").string()), std::string::npos) << plain.err;
+    const CommandResult conflict = run_vitals("list >/dev/null; SLURM_PROCID=0 SLURM_NTASKS=2 RANK=1 WORLD_SIZE=2 " + vitals +
+                                              " run --filter relu --json " + (dir_ / "c.json").string());
+    EXPECT_EQ(conflict.exit_code, 2);
+    EXPECT_NE(conflict.err.find("SLURM_PROCID=0"), std::string::npos) << conflict.err;
+    EXPECT_NE(conflict.err.find("RANK=1"), std::string::npos) << conflict.err;
+}
+
+// The real Open MPI launcher (Debian's openmpi-bin, which `make test` installs): two
+// ranks, two files, and merging them gives every case once.
+TEST_F(Cli, MpirunRanksShardTheCasesAndMergeWhole) {
+    if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun is not installed (make test installs openmpi-bin)";
+    const std::string vitals = std::string(VITALS_BINARY_DIR) + "/bin/vitals";
+    const std::string out = (dir_ / "out.json").string();
+    const std::string command = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -n 2 " +
+                                vitals + " run --filter '^relu/32x1024/cpu' --min-run-time 0.01 --json " + out + " >" +
+                                (dir_ / "mpirun.log").string() + " 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << slurp(dir_ / "mpirun.log");
+    EXPECT_FALSE(fs::exists(out));
+    ASSERT_TRUE(fs::exists(dir_ / "out.rank0.json")) << slurp(dir_ / "mpirun.log");
+    ASSERT_TRUE(fs::exists(dir_ / "out.rank1.json")) << slurp(dir_ / "mpirun.log");
+    const CommandResult merged = run_vitals("merge " + (dir_ / "out.rank0.json").string() + " " +
+                                            (dir_ / "out.rank1.json").string() + " -o " + (dir_ / "all.json").string());
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    std::map<std::string, int> aggregates;
+    const auto doc = nlohmann::json::parse(slurp(dir_ / "all.json"));
+    for (const auto& b : doc.at("benchmarks")) {
+        if (b.value("aggregate_name", "") == "median") ++aggregates[b.at("run_name").get<std::string>()];
+    }
+    EXPECT_EQ(aggregates, (std::map<std::string, int>{{"relu/32x1024/cpu-f32", 1}, {"relu/32x1024/cpu-f64", 1}}));
+}
+
 TEST_F(Cli, InterruptedRunWritesWhatItHasBesideTheFile) {
     for (const auto& [signal, number] : {std::pair{"INT", 2}, std::pair{"TERM", 15}, std::pair{"HUP", 1}}) {
         SCOPED_TRACE(signal);

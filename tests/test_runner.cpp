@@ -82,18 +82,21 @@ TEST(Runner, ProcessesRunEveryCaseInFreshProcessesAndTagTheBlocks) {
     }
     fs::remove(json_path);
 
-    // Under a launcher every worker runs the launcher's shard (here from torchrun's variables).
+    // Under a launcher every worker runs the launcher's shard (here from torchrun's
+    // variables), and the rank's results go to the rank's own file.
     const CommandResult sharded =
         run("vitals_fixture_bench", "list >/dev/null && RANK=1 WORLD_SIZE=2 " + std::string(VITALS_BINARY_DIR) +
                                         "/tests/vitals_fixture_bench run --processes 2 --min-run-time 0.01 --json " +
                                         json_path.string());
-    std::ifstream sharded_in(json_path);
+    const fs::path rank_path = json_path.parent_path() / (json_path.stem().string() + ".rank1.json");
+    ASSERT_TRUE(fs::exists(rank_path)) << sharded.err;
+    std::ifstream sharded_in(rank_path);
     std::set<std::string> names;
     const nlohmann::json sharded_doc = nlohmann::json::parse(sharded_in);
     for (const auto& b : sharded_doc.at("benchmarks")) names.insert(b.at("run_name"));
     EXPECT_EQ(names, (std::set<std::string>{"fixture/throws", "fixture/family/1"})) << sharded.err;
     EXPECT_NE(sharded.err.find("process 2/2: 2 cases"), std::string::npos) << sharded.err;
-    fs::remove(json_path);
+    fs::remove(rank_path);
 }
 
 TEST(Runner, AThrowingCaseFailsTheRunButNotTheOtherCases) {

@@ -77,6 +77,13 @@ std::vector<const Case*> matching_cases(const Registry& registry, const std::opt
 // The case of that name, or UsageError with the nearest name as a hint.
 const Case& find_case(const Registry& registry, const std::string& name);
 
+// An output path for this process. "{rank}" becomes the launcher's rank (0 without a
+// launcher). Without the placeholder, under a launcher of more than one rank, the rank
+// goes before the extension ("out.json" -> "out.rank1.json"), said on stderr, so that
+// ranks never write one file. Standard output and devices stay as they are. UsageError
+// for launcher variables that disagree.
+std::string output_for_this_rank(const std::string& path);
+
 // read_results, with a bad file reported as a UsageError.
 std::vector<CaseSamples> read_results_or_usage_error(const std::string& path);
 

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 #include "command.hpp"
+#include "shard.hpp"
 
 namespace vitals::cli {
 namespace {
@@ -81,6 +83,29 @@ const Case& find_case(const Registry& registry, const std::string& name) {
         }
     }
     throw UsageError(fmt::format("no case named '{}'{}; 'vitals list' shows the cases", name, hint));
+}
+
+std::string output_for_this_rank(const std::string& path) {
+    std::optional<Shard> rank;
+    try {
+        rank = shard_from_environment();
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    const std::string index = std::to_string(rank ? rank->index : 0);
+    std::string out = path;
+    if (const auto at = out.find("{rank}"); at != std::string::npos) {
+        for (auto p = out.find("{rank}"); p != std::string::npos; p = out.find("{rank}", p + index.size())) {
+            out.replace(p, 6, index);
+        }
+        return out;
+    }
+    if (!rank || rank->count < 2 || path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0) return path;
+    const std::filesystem::path p(path);
+    out = (p.parent_path() / (p.stem().string() + ".rank" + index + p.extension().string())).string();
+    fmt::print(stderr, "rank {} of {} writes {} (put {{rank}} in the path to name the files yourself)\n", index, rank->count,
+               out);
+    return out;
 }
 
 std::vector<CaseSamples> read_results_or_usage_error(const std::string& path) {

@@ -37,18 +37,31 @@ std::optional<Shard> shard_from_environment() {
         {"PMI_RANK", "PMI_SIZE"},
         {"RANK", "WORLD_SIZE"},
     };
+    std::optional<Shard> found;
+    std::string found_from;
     for (const auto& [rank, size] : kLaunchers) {
         const char* r = std::getenv(rank);
         const char* n = std::getenv(size);
-        if (r != nullptr && n != nullptr) {
-            try {
-                return parse_shard(std::string(r) + "/" + n);
-            } catch (const std::invalid_argument& e) {
-                throw std::invalid_argument(fmt::format("{}={} and {}={} do not name a shard: {}", rank, r, size, n, e.what()));
-            }
+        if (r == nullptr || n == nullptr) continue;
+        const std::string from = fmt::format("{}={} and {}={}", rank, r, size, n);
+        Shard shard;
+        try {
+            shard = parse_shard(std::string(r) + "/" + n);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(fmt::format("{} do not name a shard: {}", from, e.what()));
+        }
+        if (found && (found->index != shard.index || found->count != shard.count)) {
+            throw std::invalid_argument(fmt::format(
+                "two launchers disagree: {} say shard {}, but {} say {}; unset the variables of the launcher that did not "
+                "start this process, or give --shard K/N",
+                found_from, found->to_string(), from, shard.to_string()));
+        }
+        if (!found) {
+            found = shard;
+            found_from = from;
         }
     }
-    return std::nullopt;
+    return found;
 }
 
 }  // namespace vitals

@@ -17,6 +17,8 @@ struct Shard {
 // "K/N" with 0 <= K < N; throws std::invalid_argument naming the problem.
 Shard parse_shard(const std::string& spec);
 // From the launcher's environment: Slurm, Open MPI, PMI, or torchrun's RANK/WORLD_SIZE.
+// Throws std::invalid_argument, naming the variables, when they are not a shard or when
+// two launchers' variables disagree.
 std::optional<Shard> shard_from_environment();
 
 }  // namespace vitals

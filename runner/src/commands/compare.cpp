@@ -33,6 +33,7 @@ public:
             return 0;
         }
         if (json_path_) {
+            json_path_ = output_for_this_rank(*json_path_);
             check_output_path(*json_path_);
             check_outputs_are_not_inputs({*json_path_}, {before_, after_});
         }

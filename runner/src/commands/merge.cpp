@@ -17,6 +17,7 @@ public:
     }
 
     int run(const CommandContext&) override {
+        output_ = output_for_this_rank(output_);
         check_output_path(output_);
         check_outputs_are_not_inputs({output_}, {inputs_.begin(), inputs_.end()});
         std::string merged;

@@ -49,7 +49,10 @@ public:
             throw UsageError(fmt::format("unknown --sort-by '{}'; use one of: {}", sort_by_, fmt::join(keys, ", ")));
         }
         if ((worker_ || gzip_) && !trace_dir_) throw UsageError("--worker and --gzip go with --trace-dir");
-        if (trace_file_) check_output_path(*trace_file_);
+        if (trace_file_) {
+            trace_file_ = output_for_this_rank(*trace_file_);
+            check_output_path(*trace_file_);
+        }
         profiler::ProfileOptions recording = recording_options(c.name);
 
         Timer timer = [&] {

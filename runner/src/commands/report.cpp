@@ -19,6 +19,8 @@ public:
 
     int run(const CommandContext&) override {
         if (!html_ && !markdown_) throw UsageError("give --html OUT.html and/or --markdown OUT.md");
+        if (html_) html_ = output_for_this_rank(*html_);
+        if (markdown_) markdown_ = output_for_this_rank(*markdown_);
         std::vector<std::filesystem::path> outputs;
         if (html_) outputs.emplace_back(*html_);
         if (markdown_) outputs.emplace_back(*markdown_);

@@ -114,6 +114,7 @@ public:
         }
         if (shard) fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
         if (json_path_) {
+            json_path_ = output_for_this_rank(*json_path_);
             check_output_path(*json_path_);
             if (baseline_) check_outputs_are_not_inputs({*json_path_}, {*baseline_});
         }
@@ -199,8 +200,11 @@ private:
         for (int p = 0; p < processes_ && !interrupted; ++p) {
             fmt::print(stderr, "process {}/{}: {} case{}\n", p + 1, processes_, selected.size(), selected.size() > 1 ? "s" : "");
             std::fflush(stderr);
-            const std::string file = (folder.path / fmt::format("process{}.json", p)).string();
-            std::vector<std::string> argv = {self_executable(), "run", "--json", file};
+            // The worker names its file as this process would under a launcher: "{rank}" is
+            // filled with the same rank there.
+            const std::string asked = (folder.path / fmt::format("process{}.{{rank}}.json", p)).string();
+            const std::string file = output_for_this_rank(asked);
+            std::vector<std::string> argv = {self_executable(), "run", "--json", asked};
             if (filter_) argv.insert(argv.end(), {"--filter", *filter_});
             if (shard) argv.insert(argv.end(), {"--shard", shard->to_string()});
             const std::vector<std::string> measure_flags = measure_.arguments();

@@ -35,7 +35,10 @@ public:
             timer.collect_instructions({.number = count_number});
             return 0;
         }
-        if (json_path_) check_output_path(*json_path_);
+        if (json_path_) {
+            json_path_ = output_for_this_rank(*json_path_);
+            check_output_path(*json_path_);
+        }
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) return print_with_instructions(context, c, std::move(result), count_number);
         if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
