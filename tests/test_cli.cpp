@@ -379,6 +379,42 @@ TEST_F(Cli, StandardOutputAsAnOutputFile) {
     EXPECT_NE(text.find("| case | before | after |"), std::string::npos) << text;
 }
 
+// What a report says must be true of the samples: a zero median before is not "+0.00%
+// same", and names from a file can neither forge markdown rows nor drive the terminal.
+TEST_F(Cli, ReportsStayHonestWithZeroMediansAndHostileNames) {
+    const auto results = [](const std::string& name, double base) {
+        std::string entries;
+        for (int b = 0; b < 12; ++b) {
+            entries += std::string(entries.empty() ? "" : ",") + R"({"name": )" + nlohmann::json(name).dump() +
+                       R"(, "run_type": "iteration", "time_unit": "ns", "real_time": )" +
+                       std::to_string(base == 0 ? 0.0 : base + b * 0.01) + "}";
+        }
+        return "{\"benchmarks\": [" + entries + "]}";
+    };
+    std::ofstream(dir_ / "zero.json") << results("op", 0);
+    std::ofstream(dir_ / "some.json") << results("op", 5);
+    const CommandResult zero = run_vitals("compare " + (dir_ / "zero.json").string() + " " + (dir_ / "some.json").string());
+    ASSERT_EQ(zero.exit_code, 0) << zero.err;
+    EXPECT_NE(zero.out.find("from 0"), std::string::npos) << zero.out;
+    EXPECT_NE(zero.out.find("slower"), std::string::npos) << zero.out;
+    EXPECT_EQ(zero.out.find("+0.00%"), std::string::npos) << zero.out;
+
+    const std::string hostile = "a|b`c\n| forged | row |\x1b[31mred";
+    std::ofstream(dir_ / "h1.json") << results(hostile, 5);
+    std::ofstream(dir_ / "h2.json") << results(hostile, 6);
+    const CommandResult text = run_vitals("compare " + (dir_ / "h1.json").string() + " " + (dir_ / "h2.json").string());
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("a|b`c\\x0a| forged | row |\\x1b[31mred"), std::string::npos) << text.out;
+    ASSERT_EQ(run_vitals("report " + (dir_ / "h1.json").string() + " " + (dir_ / "h2.json").string() + " --markdown " +
+                         (dir_ / "r.md").string())
+                  .exit_code,
+              0);
+    const std::string md = slurp(dir_ / "r.md");
+    EXPECT_EQ(md.find("\n| forged"), std::string::npos) << md;
+    EXPECT_NE(md.find("``a\\|b`c\\x0a\\| forged \\| row \\|\\x1b[31mred``"), std::string::npos) << md;
+}
+
 TEST_F(Cli, ProfileWithAScheduleWritesOneTracePerCycle) {
     const fs::path logs = dir_ / "logs";
     const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --wait 1 --warmup 1 --active 2 --steps 8 --trace-dir " +

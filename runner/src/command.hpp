@@ -3,6 +3,7 @@
 // and the one place that maps errors to exit codes. Internal to the runner.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -66,9 +67,13 @@ std::unique_ptr<Command> make_merge_command();
 
 void print_error(const std::string& message);
 
-// CLI11 validators: a finite number of seconds > 0; a number in (0, 1).
+// CLI11 validators: a finite number of seconds > 0; a number in (0, 1); a finite number
+// >= 0 (nan refused); a whole number in [min, max] written in decimal (leading zeros
+// are dropped rather than read as octal, "0x" and exponents refused).
 CLI::Validator positive_seconds();
 CLI::Validator open_unit_interval();
+CLI::Validator finite_non_negative();
+CLI::Validator decimal_integer(std::int64_t min, std::int64_t max);
 
 // An ECMAScript regex for --filter, or UsageError naming the problem.
 std::regex compile_filter(const std::string& pattern);

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -51,6 +52,32 @@ CLI::Validator positive_seconds() {
 
 CLI::Validator open_unit_interval() {
     return number_validator([](double v) { return v > 0.0 && v < 1.0; }, "a number between 0 and 1 (exclusive)", "(0,1)");
+}
+
+CLI::Validator finite_non_negative() {
+    return number_validator([](double v) { return std::isfinite(v) && v >= 0.0; }, "a finite number >= 0", "NUMBER>=0");
+}
+
+CLI::Validator decimal_integer(std::int64_t min, std::int64_t max) {
+    return CLI::Validator(
+        [min, max](std::string& input) -> std::string {
+            const std::string problem = fmt::format("must be a whole number from {} to {} in decimal, got '{}'", min, max, input);
+            std::string digits = input;
+            const bool negative = !digits.empty() && digits[0] == '-';
+            if (negative) digits.erase(0, 1);
+            if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+                return problem;
+            }
+            digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));  // "010" is ten, not eight
+            std::int64_t value = 0;
+            const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+            if (error != std::errc() || end != digits.data() + digits.size()) return problem;  // past 2^63
+            if (negative) value = -value;
+            if (value < min || value > max) return problem;
+            input = std::to_string(value);
+            return "";
+        },
+        fmt::format("INT[{}..{}]", min, max));
 }
 
 std::regex compile_filter(const std::string& pattern) {
@@ -119,7 +146,7 @@ std::vector<CaseSamples> read_results_or_usage_error(const std::string& path) {
 void ReportFlags::declare(CLI::App& app) {
     app.add_option("--alpha", alpha, "Significance level of the test (default 0.05)")->check(open_unit_interval());
     app.add_option("--noise-floor", noise_floor_percent, "Changes under this percentage count as same (default 1)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(finite_non_negative());
 }
 
 }  // namespace vitals::cli

@@ -15,8 +15,9 @@ const CaseComparison* Comparison::find(const std::string& name) const {
 Comparison compare_cases(const std::string& before_name, const std::vector<CaseSamples>& before,
                          const std::string& after_name, const std::vector<CaseSamples>& after,
                          const ReportOptions& options) {
-    Comparison out{before_name, after_name, options, {}, {}, {}, 0};
+    Comparison out{before_name, after_name, options, {}, {}, {}, std::nullopt};
     double log_sum = 0;
+    std::size_t ratios = 0;
     for (const CaseSamples& b : before) {
         const CaseSamples* a = find_samples(after, b.name);
         if (a == nullptr) {
@@ -34,14 +35,17 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
                 c.instructions_before = b.instructions;
                 c.instructions_after = a->instructions;
             }
-            log_sum += std::log(c.change.after_median / c.change.before_median);
+            if (c.change.before_median > 0 && c.change.after_median > 0) {  // a ratio the geomean can hold
+                log_sum += std::log(c.change.after_median / c.change.before_median);
+                ++ratios;
+            }
             out.cases.push_back(std::move(c));
         }
     }
     for (const CaseSamples& a : after) {
         if (find_samples(before, a.name) == nullptr) out.added.push_back(a.name);
     }
-    if (!out.cases.empty()) out.geomean_change = std::exp(log_sum / static_cast<double>(out.cases.size())) - 1;
+    if (ratios > 0) out.geomean_change = std::exp(log_sum / static_cast<double>(ratios)) - 1;
     return out;
 }
 

@@ -32,7 +32,9 @@ struct Comparison {
     std::vector<CaseComparison> cases;  // measured on both sides, in the before run's order
     std::vector<std::string> removed;   // only before (or not measured after)
     std::vector<std::string> added;     // only after
-    double geomean_change = 0;          // geometric mean of after/before medians, minus 1
+    // Geometric mean of after/before medians, minus 1, over the cases with two non-zero
+    // medians; none when no case has.
+    std::optional<double> geomean_change;
 
     // The case of that name, or nullptr.
     const CaseComparison* find(const std::string& name) const;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -107,7 +108,10 @@ Change test_change(std::span<const double> before, std::span<const double> after
     Change c;
     c.before_median = median(before);
     c.after_median = median(after);
-    c.change = c.before_median == 0 ? 0.0 : (c.after_median - c.before_median) / std::fabs(c.before_median);
+    // From a zero median any other is an unbounded change, not +0%: it must not pass as same.
+    c.change = c.before_median != 0   ? (c.after_median - c.before_median) / std::fabs(c.before_median)
+               : c.after_median == 0 ? 0.0
+                                     : std::copysign(std::numeric_limits<double>::infinity(), c.after_median);
     c.p_value = mann_whitney_u(before, after).p_value;
     if (c.p_value < alpha && std::fabs(c.change) > noise_floor) c.verdict = c.change < 0 ? Verdict::faster : Verdict::slower;
     return c;

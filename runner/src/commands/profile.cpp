@@ -19,20 +19,21 @@ class ProfileCommand final : public Command {
 public:
     void declare(CLI::App& app) override {
         app.add_option("name", name_, "The case's name (see 'vitals list')")->required();
+        const std::int64_t most = profiler::Schedule::kMaxSteps;
         app.add_option("--steps", steps_,
                        "Steps to run, one call each (default: one schedule cycle; without a schedule, one window of "
                        "warm calls lasting about 10 ms)")
-            ->check(CLI::PositiveNumber);
-        app.add_option("--wait", wait_, "Schedule: steps to skip in each cycle")->check(CLI::NonNegativeNumber);
-        app.add_option("--warmup", warmup_, "Schedule: steps traced, then discarded")->check(CLI::NonNegativeNumber);
-        app.add_option("--active", active_, "Schedule: steps recorded (default 1)")->check(CLI::PositiveNumber);
-        app.add_option("--repeat", repeat_, "Schedule: cycles (0: until the steps end)")->check(CLI::NonNegativeNumber);
-        app.add_option("--skip-first", skip_first_, "Schedule: steps to skip at the start")->check(CLI::NonNegativeNumber);
+            ->transform(decimal_integer(1, most));
+        app.add_option("--wait", wait_, "Schedule: steps to skip in each cycle")->transform(decimal_integer(0, most));
+        app.add_option("--warmup", warmup_, "Schedule: steps traced, then discarded")->transform(decimal_integer(0, most));
+        app.add_option("--active", active_, "Schedule: steps recorded (default 1)")->transform(decimal_integer(1, most));
+        app.add_option("--repeat", repeat_, "Schedule: cycles (0: until the steps end)")->transform(decimal_integer(0, most));
+        app.add_option("--skip-first", skip_first_, "Schedule: steps to skip at the start")->transform(decimal_integer(0, most));
         app.add_flag("--record-shapes", record_shapes_, "Record operators' input shapes and dtypes");
         app.add_flag("--profile-memory", profile_memory_, "Record allocations: memory columns");
         app.add_flag("--group-by-input-shape", group_by_input_shape_, "One row per name and input shapes");
         app.add_option("--sort-by", sort_by_, "Sort key (default cpu_time_total)");
-        app.add_option("--row-limit", row_limit_, "Rows to print (default 100)")->check(CLI::NonNegativeNumber);
+        app.add_option("--row-limit", row_limit_, "Rows to print (default 100)")->transform(decimal_integer(0, 1'000'000'000));
         auto* trace_file = app.add_option("--trace", trace_file_, "Write the last trace as Chrome trace JSON");
         auto* trace_dir = app.add_option("--trace-dir", trace_dir_,
                                          "Write every trace as <worker>.<ms>.pt.trace.json into this folder");

@@ -86,11 +86,11 @@ public:
         app.add_option("--processes", processes_,
                        "Measure every case in N fresh processes of this program, one after another (process 1 runs "
                        "every case, then process 2, ...), so that compare tests per-process medians")
-            ->check(CLI::Range(1, 1000));
+            ->transform(decimal_integer(1, 1000));
         auto* baseline = app.add_option("--baseline", baseline_, "Compare with this results file after the run");
         app.add_option("--profile-slow", profile_slow_percent_,
                        "Profile every case slower than the baseline by more than PCT percent (and significant)")
-            ->check(CLI::NonNegativeNumber)
+            ->check(finite_non_negative())
             ->needs(baseline);
         report_.declare(app);
     }

@@ -12,13 +12,15 @@
 namespace vitals::cli {
 namespace {
 
+constexpr std::int64_t kMaxCalls = 1'000'000'000'000;  // a block of 10^12 calls: hours even for an empty statement
+
 class TimeitCommand final : public Command {
 public:
     void declare(CLI::App& app) override {
         app.add_option("name", name_, "The case's name (see 'vitals list')")->required();
         measure_.declare(app);
         app.add_option("--number", measure_.number, "Time exactly one block of N calls (after a warm-up)")
-            ->check(CLI::PositiveNumber)
+            ->transform(decimal_integer(1, kMaxCalls))
             ->excludes("--adaptive")
             ->excludes("--min-run-time");
         app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");

@@ -117,11 +117,11 @@ std::string html_report(const std::vector<NamedResults>& files, const ReportOpti
                 const stats::Change& c = compared->change;
                 const auto v = static_cast<int>(c.verdict);
                 after_color = kVerdictColor[v];
-                verdict_line = fmt::format(R"(<p class="verdict" style="color:{}">{} {:+.2f}% (p = {:.4f})</p>)", after_color,
-                                           stats::verdict_name(c.verdict), c.change * 100, c.p_value);
+                verdict_line = fmt::format(R"(<p class="verdict" style="color:{}">{} {} (p = {:.4f})</p>)", after_color,
+                                           stats::verdict_name(c.verdict), percent_change(c.change), c.p_value);
                 summary += fmt::format(
-                    R"(<tr><td><a href="#{0}">{0}</a></td><td>{1}</td><td>{2}</td><td>{3:+.2f}%</td><td>{4:.4f}</td><td style="color:{5};font-weight:600">{6}</td></tr>)",
-                    escape_html(name), stats::format_seconds(c.before_median), stats::format_seconds(c.after_median), c.change * 100, c.p_value,
+                    R"(<tr><td><a href="#{0}">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4:.4f}</td><td style="color:{5};font-weight:600">{6}</td></tr>)",
+                    escape_html(name), stats::format_seconds(c.before_median), stats::format_seconds(c.after_median), percent_change(c.change), c.p_value,
                     after_color, stats::verdict_name(c.verdict));
             } else {
                 summary += fmt::format(R"(<tr><td>{}</td><td colspan="5">{}</td></tr>)", escape_html(name),

@@ -17,13 +17,13 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
         for (const std::string& name : case_names(files)) {
             const CaseComparison* compared = comparison.find(name);
             if (compared == nullptr) {
-                out += fmt::format("| `{}` | {} | | | | |\n", name,
+                out += fmt::format("| {} | {} | | | | |\n", markdown_code(name),
                                    find_samples(files[0].second, name) == nullptr ? "added" : "removed");
                 continue;
             }
             const stats::Change& c = compared->change;
-            out += fmt::format("| `{}` | {} | {} | {:+.2f}% | {:.4f} | {} |\n", name, stats::format_seconds(c.before_median),
-                               stats::format_seconds(c.after_median), c.change * 100, c.p_value,
+            out += fmt::format("| {} | {} | {} | {} | {:.4f} | {} |\n", markdown_code(name), stats::format_seconds(c.before_median),
+                               stats::format_seconds(c.after_median), percent_change(c.change), c.p_value,
                                c.verdict == stats::Verdict::same ? "same" : fmt::format("**{}**", stats::verdict_name(c.verdict)));
         }
         if (!comparison.cases.empty()) out += fmt::format("\n`same`: {}.\n", comparison.meaning_of_same());
@@ -33,7 +33,7 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
         out += fmt::format("**{}**\n\n| case | median | IQR | blocks |\n|---|---:|---:|---:|\n", escape_markdown(file));
         for (const CaseSamples& c : cases) {
             if (c.seconds.empty()) continue;
-            out += fmt::format("| `{}` | {} | {} | {} |\n", c.name, stats::format_seconds(stats::median(c.seconds)),
+            out += fmt::format("| {} | {} | {} | {} |\n", markdown_code(c.name), stats::format_seconds(stats::median(c.seconds)),
                                stats::format_seconds(stats::iqr(c.seconds)), c.seconds.size());
         }
         out += "\n";

@@ -1,6 +1,9 @@
 #include "markup.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 
 namespace vitals {
 
@@ -26,6 +29,42 @@ std::string escape_markdown(std::string_view text) {
         out += c;
     }
     return out;
+}
+
+std::string percent_change(double change) {
+    if (!std::isfinite(change)) return "from 0";
+    return fmt::format("{:+.2f}%", change * 100);
+}
+
+namespace {
+std::string shown(std::string_view text, bool pipes) {
+    std::string out;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            out += fmt::format("\\x{:02x}", u);
+        } else if (pipes && c == '|') {
+            out += "\\|";
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+}  // namespace
+
+std::string terminal_safe(std::string_view text) { return shown(text, false); }
+
+std::string markdown_code(std::string_view text) {
+    const std::string body = shown(text, true);
+    std::size_t longest = 0, run = 0;
+    for (const char c : body) {
+        run = c == '`' ? run + 1 : 0;
+        longest = std::max(longest, run);
+    }
+    const std::string fence(longest + 1, '`');
+    const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+    return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
 std::vector<std::string> case_names(const std::vector<NamedResults>& files) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "markup.hpp"
 #include "reporters.hpp"
 #include "vitals/stats.hpp"
 
@@ -12,7 +13,7 @@ namespace vitals {
 std::string render_comparison_text(const Comparison& comparison) {
     const ReportOptions& options = comparison.options;
     std::size_t name_width = std::string_view("geomean").size();
-    for (const CaseComparison& c : comparison.cases) name_width = std::max(name_width, c.name.size());
+    for (const CaseComparison& c : comparison.cases) name_width = std::max(name_width, terminal_safe(c.name).size());
     const std::size_t by_process = comparison.cases_by_process();
     const std::size_t by_block = comparison.cases.size() - by_process;
     const std::string unit = by_block == 0   ? "per-process medians"
@@ -20,16 +21,16 @@ std::string render_comparison_text(const Comparison& comparison) {
                                                : "per-process medians (per-block times where a side has one process)";
     std::string out =
         fmt::format("{} -> {}: two-sided Mann-Whitney U test on {}, alpha {}; changes under {:.1f}% count as same\n\n",
-                    comparison.before_name, comparison.after_name, unit, options.alpha, options.noise_floor * 100);
+                    terminal_safe(comparison.before_name), terminal_safe(comparison.after_name), unit, options.alpha, options.noise_floor * 100);
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>9}  {:>9}  {}\n", "case", name_width, "before", "after", "change",
                        "p-value", "verdict");
     int few_blocks = 0;
     double unreachable_p = 0;  // the largest smallest-possible p-value above alpha, if any
     std::size_t few_processes = 0;
     for (const CaseComparison& c : comparison.cases) {
-        out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%  {:>9.4f}  {}\n", c.name, name_width,
+        out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>9}  {:>9.4f}  {}\n", terminal_safe(c.name), name_width,
                            stats::format_seconds(c.change.before_median), stats::format_seconds(c.change.after_median),
-                           c.change.change * 100, c.change.p_value, stats::verdict_name(c.change.verdict));
+                           percent_change(c.change.change), c.change.p_value, stats::verdict_name(c.change.verdict));
         if (c.by_process) {
             const double smallest = smallest_exact_p_value(c.processes_before, c.processes_after);
             if (smallest > options.alpha) {
@@ -40,21 +41,24 @@ std::string render_comparison_text(const Comparison& comparison) {
             few_blocks += c.blocks < 9 ? 1 : 0;
         }
     }
-    out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>+8.2f}%\n", "geomean", name_width, "", "", comparison.geomean_change * 100);
+    out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>9}\n", "geomean", name_width, "", "",
+                       comparison.geomean_change ? percent_change(*comparison.geomean_change) : "n/a");
     std::string counted;
     for (const CaseComparison& c : comparison.cases) {
         if (c.instructions_before && c.instructions_after) {
-            counted += fmt::format("  {:<{}}  {:>14.1f}  {:>14.1f}  {:>+8.2f}%\n", c.name, name_width, *c.instructions_before,
+            counted += fmt::format("  {:<{}}  {:>14.1f}  {:>14.1f}  {:>+8.2f}%\n", terminal_safe(c.name), name_width, *c.instructions_before,
                                    *c.instructions_after,
                                    (*c.instructions_after - *c.instructions_before) / *c.instructions_before * 100);
         }
     }
     if (!counted.empty()) out += "\ninstructions per call (deterministic: any change is real):\n" + counted;
     if (!comparison.removed.empty()) {
-        out += fmt::format("\nonly in {} (removed): {}\n", comparison.before_name, fmt::join(comparison.removed, ", "));
+        out += fmt::format("\nonly in {} (removed): {}\n", terminal_safe(comparison.before_name),
+                           terminal_safe(fmt::format("{}", fmt::join(comparison.removed, ", "))));
     }
     if (!comparison.added.empty()) {
-        out += fmt::format("\nonly in {} (added): {}\n", comparison.after_name, fmt::join(comparison.added, ", "));
+        out += fmt::format("\nonly in {} (added): {}\n", terminal_safe(comparison.after_name),
+                           terminal_safe(fmt::format("{}", fmt::join(comparison.added, ", "))));
     }
     if (by_block > 0) {
         out += fmt::format("\nnote: {} case{} tested on per-block times: one side ran in a single process, and the "
@@ -95,7 +99,7 @@ std::string render_comparison_json(const Comparison& comparison) {
                           {"noise_floor", comparison.options.noise_floor},
                           {"same_means", comparison.meaning_of_same()},
                           {"cases", cases},
-                          {"geomean_change", comparison.geomean_change},
+                          {"geomean_change", comparison.geomean_change ? nlohmann::json(*comparison.geomean_change) : nlohmann::json()},
                           {"added", comparison.added},
                           {"removed", comparison.removed}}
                .dump(2) +

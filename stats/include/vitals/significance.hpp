@@ -26,7 +26,7 @@ std::string_view verdict_name(Verdict v);
 
 struct Change {
     double before_median = 0, after_median = 0;
-    double change = 0;  // (after - before) / |before|, as Google Benchmark's compare.py
+    double change = 0;  // (after - before) / |before|, as Google Benchmark's compare.py; +-inf from a zero before
     double p_value = 1;
     Verdict verdict = Verdict::same;
 };
