@@ -99,6 +99,51 @@ TEST(Runner, ProcessesRunEveryCaseInFreshProcessesAndTagTheBlocks) {
     fs::remove(rank_path);
 }
 
+// Failed and skipped cases are listed as such by compare and report, not as removed;
+// an interrupted run's file is warned about, and merge keeps its mark.
+TEST(Runner, CompareListsFailedCasesAndWarnsAboutIncompleteFiles) {
+    const fs::path dir = fs::temp_directory_path() / ("vitals-runner-failed-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string a = (dir / "a.json").string(), b = (dir / "b.json").string();
+    run("vitals_fixture_bench", "run --min-run-time 0.01 --json " + a);
+    run("vitals_fixture_bench", "run --min-run-time 0.01 --json " + b);
+    const CommandResult compared = run("../bin/vitals", "compare " + a + " " + b);
+    ASSERT_EQ(compared.exit_code, 0) << compared.err;
+    EXPECT_NE(compared.out.find("not compared: fixture/throws (before, failed: case 'fixture/throws' failed: the statement "
+                                "broke; after, failed:"),
+              std::string::npos)
+        << compared.out;
+    EXPECT_NE(compared.out.find("not compared: fixture/needs-gpu (before, skipped: no CUDA device found"), std::string::npos)
+        << compared.out;
+    EXPECT_EQ(compared.out.find("removed"), std::string::npos) << compared.out;
+
+    // Mark b as an interrupted run's file, as an interrupted run writes it.
+    nlohmann::json doc;
+    {
+        std::ifstream in(b);
+        doc = nlohmann::json::parse(in);
+    }
+    doc["context"]["vitals_incomplete"] = true;
+    doc["context"]["vitals_cases_planned"] = 9;
+    std::ofstream(b) << doc.dump(2);
+    const CommandResult warned = run("../bin/vitals", "compare " + a + " " + b);
+    EXPECT_NE(warned.out.find("warning: '" + b + "' is marked incomplete: its run was interrupted (3 cases measured of 9 planned)"),
+              std::string::npos)
+        << warned.out;
+    const CommandResult reported = run("../bin/vitals", "report " + a + " " + b + " --markdown " + (dir / "r.md").string());
+    EXPECT_NE(reported.err.find("is marked incomplete"), std::string::npos) << reported.err;
+    // merge joins shards; an interrupted one leaves the joined file marked.
+    std::ofstream(dir / "other.json") << R"({"benchmarks": [{"name": "x", "run_type": "iteration", "real_time": 1}]})";
+    ASSERT_EQ(run("../bin/vitals", "merge " + b + " " + (dir / "other.json").string() + " -o " + (dir / "all.json").string())
+                  .exit_code,
+              0);
+    std::ifstream merged_in(dir / "all.json");
+    const nlohmann::json merged = nlohmann::json::parse(merged_in);
+    EXPECT_EQ(merged.at("context").at("vitals_incomplete"), true);
+    EXPECT_EQ(merged.at("context").at("vitals_incomplete_inputs"), nlohmann::json::array({b}));
+    fs::remove_all(dir);
+}
+
 TEST(Runner, AThrowingCaseFailsTheRunButNotTheOtherCases) {
     const fs::path json_path = fs::temp_directory_path() / ("vitals-runner-" + std::to_string(::getpid()) + ".json");
     const CommandResult r = run("vitals_fixture_bench", "run --min-run-time 0.01 --json " + json_path.string());

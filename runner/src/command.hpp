@@ -91,6 +91,8 @@ std::string output_for_this_rank(const std::string& path);
 
 // read_results, with a bad file reported as a UsageError.
 std::vector<CaseSamples> read_results_or_usage_error(const std::string& path);
+// read_results_file, likewise; a file marked incomplete adds a line to `warnings`.
+ResultsFile read_results_file_or_usage_error(const std::string& path, std::vector<std::string>& warnings);
 
 // The report flags that compare, report and run --baseline share.
 struct ReportFlags {

@@ -143,6 +143,22 @@ std::vector<CaseSamples> read_results_or_usage_error(const std::string& path) {
     }
 }
 
+ResultsFile read_results_file_or_usage_error(const std::string& path, std::vector<std::string>& warnings) {
+    ResultsFile file;
+    try {
+        file = read_results_file(path);
+    } catch (const ResultsFileError& e) {
+        throw UsageError(e.what());
+    }
+    if (file.incomplete) {
+        const auto measured = std::count_if(file.cases.begin(), file.cases.end(), [](const CaseSamples& c) { return !c.seconds.empty(); });
+        warnings.push_back(fmt::format("'{}' is marked incomplete: its run was interrupted ({} case{} measured{})", path,
+                                       measured, measured == 1 ? "" : "s",
+                                       file.cases_planned > 0 ? fmt::format(" of {} planned", file.cases_planned) : ""));
+    }
+    return file;
+}
+
 void ReportFlags::declare(CLI::App& app) {
     app.add_option("--alpha", alpha, "Significance level of the test (default 0.05)")->check(open_unit_interval());
     app.add_option("--noise-floor", noise_floor_percent, "Changes under this percentage count as same (default 1)")

@@ -15,14 +15,21 @@ const CaseComparison* Comparison::find(const std::string& name) const {
 Comparison compare_cases(const std::string& before_name, const std::vector<CaseSamples>& before,
                          const std::string& after_name, const std::vector<CaseSamples>& after,
                          const ReportOptions& options) {
-    Comparison out{before_name, after_name, options, {}, {}, {}, std::nullopt};
+    Comparison out{before_name, after_name, options, {}, {}, {}, {}, {}, std::nullopt};
     double log_sum = 0;
     std::size_t ratios = 0;
     for (const CaseSamples& b : before) {
         const CaseSamples* a = find_samples(after, b.name);
         if (a == nullptr) {
             out.removed.push_back(b.name);
-        } else if (!b.seconds.empty() && !a->seconds.empty()) {
+        } else if (b.seconds.empty() || a->seconds.empty()) {
+            std::string why;
+            if (b.seconds.empty()) why = "before, " + (b.not_measured.empty() ? "no blocks" : b.not_measured);
+            if (a->seconds.empty()) {
+                why += (why.empty() ? "" : "; ") + ("after, " + (a->not_measured.empty() ? "no blocks" : a->not_measured));
+            }
+            out.not_compared.emplace_back(b.name, std::move(why));
+        } else {
             const std::size_t processes_before = b.process_count(), processes_after = a->process_count();
             const bool by_process = processes_before >= kMinProcessesForTest && processes_after >= kMinProcessesForTest;
             const stats::Change change =
@@ -49,6 +56,13 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
     return out;
 }
 
+const std::string* Comparison::why_not_compared(const std::string& name) const {
+    for (const auto& [n, why] : not_compared) {
+        if (n == name) return &why;
+    }
+    return nullptr;
+}
+
 std::size_t Comparison::cases_by_process() const {
     return static_cast<std::size_t>(std::count_if(cases.begin(), cases.end(), [](const CaseComparison& c) { return c.by_process; }));
 }
@@ -72,7 +86,7 @@ Comparison compare_runs(const std::string& before_name, const std::vector<CaseSa
                         const std::string& after_name, const std::vector<CaseSamples>& after,
                         const ReportOptions& options) {
     Comparison out = compare_cases(before_name, before, after_name, after, options);
-    if (out.cases.empty()) {
+    if (out.cases.empty() && out.not_compared.empty()) {
         throw ResultsFileError(fmt::format("'{}' and '{}' have no case in common; compare results of the same cases",
                                            before_name, after_name));
     }

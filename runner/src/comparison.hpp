@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vitals/results.hpp"
@@ -32,12 +33,18 @@ struct Comparison {
     std::vector<CaseComparison> cases;  // measured on both sides, in the before run's order
     std::vector<std::string> removed;   // only before (or not measured after)
     std::vector<std::string> added;     // only after
+    // In both, but not measured in one or both (failed or skipped): name, and why.
+    std::vector<std::pair<std::string, std::string>> not_compared;
+    // Said by the command about its inputs (an interrupted run's file, say).
+    std::vector<std::string> warnings;
     // Geometric mean of after/before medians, minus 1, over the cases with two non-zero
     // medians; none when no case has.
     std::optional<double> geomean_change;
 
     // The case of that name, or nullptr.
     const CaseComparison* find(const std::string& name) const;
+    // Why a case in both runs was not compared, or nullptr.
+    const std::string* why_not_compared(const std::string& name) const;
     // How many cases were tested on per-process medians.
     std::size_t cases_by_process() const;
     // What a verdict of `same` means here, for reports: "not significant at alpha 0.05

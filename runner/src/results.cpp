@@ -16,7 +16,9 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 
+#include "json_document.hpp"
 #include "vitals/stats.hpp"
 
 namespace vitals {
@@ -106,6 +108,10 @@ json context(const std::string& executable, const RunContext& run) {
 constexpr double kNsPerSecond = 1e9;
 
 }  // namespace
+
+std::string dump_document(const nlohmann::json& document) {
+    return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
                             const RunContext& run) {
@@ -221,7 +227,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         document["context"]["vitals_incomplete"] = true;
         document["context"]["vitals_cases_planned"] = run.cases_planned;
     }
-    return document.dump(2) + "\n";
+    return dump_document(document);
 }
 
 }  // namespace vitals
@@ -234,6 +240,16 @@ std::string read_whole_file(const std::string& path) {
     if (std::filesystem::is_directory(path, ec)) {
         throw ResultsFileError(fmt::format("cannot read '{}': it is a folder; give a results file", path));
     }
+    // Devices and pipes could be endless (/dev/zero); files are read only up to a size no
+    // results file reaches.
+    constexpr std::uintmax_t kMaxBytes = std::uintmax_t{1} << 30;
+    const std::filesystem::file_status status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+        throw ResultsFileError(fmt::format("cannot read '{}': it is not a regular file; give a results file", path));
+    }
+    if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxBytes) {
+        throw ResultsFileError(fmt::format("cannot read '{}': {} bytes is more than any results file (1 GiB)", path, size));
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
     try {
@@ -244,8 +260,18 @@ std::string read_whole_file(const std::string& path) {
 }
 
 json parse_text(std::string_view text, const std::string& path) {
+    // Results files are shallow; a deeper document is refused before it can exhaust the
+    // stack of whoever walks it.
+    constexpr int kMaxDepth = 32;
+    const json::parser_callback_t depth_check = [&](int depth, json::parse_event_t, json&) {
+        if (depth > kMaxDepth) {
+            throw ResultsFileError(fmt::format("'{}' nests JSON deeper than {} levels; results files are not that deep",
+                                               path, kMaxDepth));
+        }
+        return true;
+    };
     try {
-        return json::parse(text);
+        return json::parse(text, depth_check);
     } catch (const json::exception& e) {  // parse errors, and numbers too large for a double
         throw ResultsFileError(fmt::format("'{}' is not JSON ({}); give a file written by --json or by "
                                            "Google Benchmark's --benchmark_out",
@@ -282,25 +308,47 @@ const CaseSamples* find_samples(const std::vector<CaseSamples>& cases, std::stri
     return nullptr;
 }
 
-std::vector<CaseSamples> read_results(const std::string& path) {
-    const std::string text = read_whole_file(path);
-    return parse_results(text, path);
-}
+std::vector<CaseSamples> read_results(const std::string& path) { return read_results_file(path).cases; }
 
 std::vector<CaseSamples> parse_results(std::string_view text, const std::string& path) {
+    return parse_results_file(text, path).cases;
+}
+
+ResultsFile read_results_file(const std::string& path) {
+    const std::string text = read_whole_file(path);
+    return parse_results_file(text, path);
+}
+
+ResultsFile parse_results_file(std::string_view text, const std::string& path) {
     const json doc = parse_text(text, path);
-    std::vector<CaseSamples> cases;
-    std::map<std::string, std::size_t> index;
+    ResultsFile file;
+    std::vector<CaseSamples>& cases = file.cases;
+    std::unordered_map<std::string, std::size_t> index;
     try {
+        if (doc.is_object() && doc.contains("context") && doc.at("context").is_object()) {
+            const json& context = doc.at("context");
+            file.incomplete = context.value("vitals_incomplete", false);
+            if (context.contains("vitals_cases_planned") && context.at("vitals_cases_planned").is_number_unsigned()) {
+                file.cases_planned = context.at("vitals_cases_planned").get<std::size_t>();
+            }
+        }
         for (const json& b : benchmarks_of(doc, path)) {
             if (b.value("run_type", "iteration") != "iteration") continue;
-            if (b.value("error_occurred", false)) continue;
             const std::string name = b.contains("run_name") ? b.at("run_name").get<std::string>() : b.at("name").get<std::string>();
+            if (name.empty()) throw ResultsFileError(fmt::format("'{}': a benchmark entry has an empty name", path));
             const auto [it, added] = index.try_emplace(name, cases.size());
             if (added) {
                 cases.push_back({name, {}, b.value("label", ""), b.value("sub_label", ""), b.value("description", "")});
             }
-            if (name.empty()) throw ResultsFileError(fmt::format("'{}': a benchmark entry has an empty name", path));
+            if (b.value("error_occurred", false)) {  // a case that did not run: kept, with why
+                if (cases[it->second].seconds.empty()) {
+                    const std::string message = b.value("error_message", "");
+                    cases[it->second].not_measured =
+                        message.rfind("skipped: ", 0) == 0 ? message : "failed: " + message;
+                }
+                continue;
+            }
+            cases[it->second].not_measured.clear();
             const double value = b.at("real_time").get<double>();
             if (!std::isfinite(value) || value < 0) {
                 throw ResultsFileError(fmt::format("'{}': case '{}' has a real_time of {}", path, name, value));
@@ -309,7 +357,7 @@ std::vector<CaseSamples> parse_results(std::string_view text, const std::string&
             const json& process = b.contains("vitals_process") ? b.at("vitals_process") : json(0);
             if (!process.is_number_integer() || process.get<std::int64_t>() < 0 || process.get<std::int64_t>() > 1'000'000) {
                 throw ResultsFileError(fmt::format("'{}': case '{}' has a vitals_process of {}; expected a process index",
-                                                   path, name, process.dump()));
+                                                   path, name, process.dump(-1, ' ', false, json::error_handler_t::replace)));
             }
             cases[it->second].process.push_back(process.get<int>());
             if (b.contains("instructions") && b.at("instructions").is_number()) {
@@ -319,7 +367,7 @@ std::vector<CaseSamples> parse_results(std::string_view text, const std::string&
     } catch (const json::exception& e) {
         throw ResultsFileError(fmt::format("'{}' does not have Google Benchmark's layout: {}", path, e.what()));
     }
-    return cases;
+    return file;
 }
 
 std::size_t CaseSamples::process_count() const {
@@ -382,6 +430,7 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
 }
 
 std::string merge_results(const std::vector<std::string>& paths) {
+    std::vector<std::string> incomplete;
     json merged;
     json benchmarks = json::array();
     std::map<std::string, std::size_t> owner;  // case -> index of the file it came from
@@ -391,6 +440,9 @@ std::string merge_results(const std::vector<std::string>& paths) {
         const json doc = parse_file(path);
         const json& list = benchmarks_of(doc, path);
         if (merged.is_null()) merged["context"] = doc.value("context", json::object());
+        if (doc.contains("context") && doc.at("context").is_object() && doc.at("context").value("vitals_incomplete", false)) {
+            incomplete.push_back(path);  // an interrupted run stays marked in the joined file
+        }
         std::map<std::string, int> families;  // renumbered so families stay unique
         for (json b : list) {
             const std::string name = b.value("run_name", b.value("name", ""));
@@ -406,9 +458,15 @@ std::string merge_results(const std::vector<std::string>& paths) {
         }
     }
     merged["context"]["vitals_merged_from"] = paths;
+    merged["context"].erase("vitals_incomplete");
+    merged["context"].erase("vitals_cases_planned");
+    if (!incomplete.empty()) {
+        merged["context"]["vitals_incomplete"] = true;
+        merged["context"]["vitals_incomplete_inputs"] = incomplete;
+    }
     merged["context"]["vitals_shard"] = "";
     merged["benchmarks"] = std::move(benchmarks);
-    return merged.dump(2) + "\n";
+    return dump_document(merged);
 }
 
 std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results) {

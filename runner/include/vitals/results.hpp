@@ -47,10 +47,19 @@ struct CaseSamples {
     std::string label, sub_label, description;
     std::optional<double> instructions;  // per call, when the file has the counter
     std::vector<int> process;  // per block, the process that measured it (all 0: one process)
+    // Why there are no blocks: "failed: ..." or "skipped: ..." as the run recorded it.
+    std::string not_measured;
 
     // How many processes measured the case, and the median per-call time of each.
     std::size_t process_count() const;
     std::vector<double> process_medians() const;
+};
+
+// A results file read back: its cases, and whether its run was interrupted.
+struct ResultsFile {
+    std::vector<CaseSamples> cases;
+    bool incomplete = false;        // marked so by an interrupted run (or a merge of one)
+    std::size_t cases_planned = 0;  // with incomplete, when known
 };
 
 // The case of that name, or nullptr.
@@ -62,6 +71,9 @@ const CaseSamples* find_samples(const std::vector<CaseSamples>& cases, std::stri
 std::vector<CaseSamples> read_results(const std::string& path);
 // The same from the text of such a file; `name` appears in error messages.
 std::vector<CaseSamples> parse_results(std::string_view text, const std::string& name);
+// The same with what the file says of its run.
+ResultsFile read_results_file(const std::string& path);
+ResultsFile parse_results_file(std::string_view text, const std::string& name);
 
 struct ResultsFileError : std::runtime_error {
     using std::runtime_error::runtime_error;

@@ -37,12 +37,16 @@ public:
             check_output_path(*json_path_);
             check_outputs_are_not_inputs({*json_path_}, {before_, after_});
         }
+        std::vector<std::string> warnings;
+        const ResultsFile before = read_results_file_or_usage_error(before_, warnings);
+        const ResultsFile after = read_results_file_or_usage_error(after_, warnings);
         Comparison comparison;
         try {
-            comparison = compare_runs(before_, read_results(before_), after_, read_results(after_), report_.options());
+            comparison = compare_runs(before_, before.cases, after_, after.cases, report_.options());
         } catch (const ResultsFileError& e) {
             throw UsageError(e.what());
         }
+        comparison.warnings = std::move(warnings);
         fmt::print("{}", render_comparison_text(comparison));
         if (json_path_) write_file_atomically(*json_path_, render_comparison_json(comparison));
         return 0;

@@ -1,5 +1,7 @@
 // vitals report FILES... --html OUT --markdown OUT: results drawn as box plots or tables,
 // with verdicts for a pair, from the same flags as compare.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
@@ -27,7 +29,9 @@ public:
         for (const std::filesystem::path& out : outputs) check_output_path(out);
         check_outputs_are_not_inputs(outputs, {inputs_.begin(), inputs_.end()});
         std::vector<NamedResults> runs;
-        for (const std::string& path : inputs_) runs.emplace_back(path, read_results_or_usage_error(path));
+        std::vector<std::string> warnings;
+        for (const std::string& path : inputs_) runs.emplace_back(path, read_results_file_or_usage_error(path, warnings).cases);
+        for (const std::string& warning : warnings) fmt::print(stderr, "vitals: warning: {}\n", warning);
         if (html_) write_file_atomically(*html_, html_report(runs, report_.options()));
         if (markdown_) write_file_atomically(*markdown_, markdown_report(runs, report_.options()));
         return 0;

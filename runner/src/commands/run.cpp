@@ -118,7 +118,9 @@ public:
             check_output_path(*json_path_);
             if (baseline_) check_outputs_are_not_inputs({*json_path_}, {*baseline_});
         }
-        const std::vector<CaseSamples> baseline = baseline_ ? read_results_or_usage_error(*baseline_) : std::vector<CaseSamples>{};
+        std::vector<std::string> baseline_warnings;
+        const std::vector<CaseSamples> baseline =
+            baseline_ ? read_results_file_or_usage_error(*baseline_, baseline_warnings).cases : std::vector<CaseSamples>{};
 
         bool interrupted = false;
         const std::vector<CaseResult> results =
@@ -144,6 +146,7 @@ public:
                 print_error(e.what());
                 return kExitUsage;
             }
+            comparison.warnings = std::move(baseline_warnings);
             fmt::print("\n{}", render_comparison_text(comparison));
             if (profile_slow_percent_) {
                 for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {

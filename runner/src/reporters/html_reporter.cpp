@@ -124,8 +124,11 @@ std::string html_report(const std::vector<NamedResults>& files, const ReportOpti
                     escape_html(name), stats::format_seconds(c.before_median), stats::format_seconds(c.after_median), percent_change(c.change), c.p_value,
                     after_color, stats::verdict_name(c.verdict));
             } else {
+                const std::string* why = comparison.why_not_compared(name);
                 summary += fmt::format(R"(<tr><td>{}</td><td colspan="5">{}</td></tr>)", escape_html(name),
-                                       find_samples(files[0].second, name) == nullptr ? "added" : "removed");
+                                       why != nullptr ? "not compared: " + escape_html(*why)
+                                       : find_samples(files[0].second, name) == nullptr ? std::string("added")
+                                                                                         : std::string("removed"));
             }
         }
         std::string label;

@@ -17,8 +17,11 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
         for (const std::string& name : case_names(files)) {
             const CaseComparison* compared = comparison.find(name);
             if (compared == nullptr) {
+                const std::string* why = comparison.why_not_compared(name);
                 out += fmt::format("| {} | {} | | | | |\n", markdown_code(name),
-                                   find_samples(files[0].second, name) == nullptr ? "added" : "removed");
+                                   why != nullptr ? "not compared: " + escape_markdown(*why)
+                                   : find_samples(files[0].second, name) == nullptr ? std::string("added")
+                                                                                     : std::string("removed"));
                 continue;
             }
             const stats::Change& c = compared->change;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "../json_document.hpp"
 #include "markup.hpp"
 #include "reporters.hpp"
 #include "vitals/stats.hpp"
@@ -52,6 +53,10 @@ std::string render_comparison_text(const Comparison& comparison) {
         }
     }
     if (!counted.empty()) out += "\ninstructions per call (deterministic: any change is real):\n" + counted;
+    for (const auto& [name, why] : comparison.not_compared) {
+        out += fmt::format("\nnot compared: {} ({})\n", terminal_safe(name), terminal_safe(why));
+    }
+    for (const std::string& warning : comparison.warnings) out += "\nwarning: " + terminal_safe(warning) + "\n";
     if (!comparison.removed.empty()) {
         out += fmt::format("\nonly in {} (removed): {}\n", terminal_safe(comparison.before_name),
                            terminal_safe(fmt::format("{}", fmt::join(comparison.removed, ", "))));
@@ -93,7 +98,7 @@ std::string render_comparison_json(const Comparison& comparison) {
                          {"p_value", c.change.p_value},
                          {"verdict", stats::verdict_name(c.change.verdict)}});
     }
-    return nlohmann::json{{"before", comparison.before_name},
+    return dump_document(nlohmann::json{{"before", comparison.before_name},
                           {"after", comparison.after_name},
                           {"alpha", comparison.options.alpha},
                           {"noise_floor", comparison.options.noise_floor},
@@ -101,9 +106,9 @@ std::string render_comparison_json(const Comparison& comparison) {
                           {"cases", cases},
                           {"geomean_change", comparison.geomean_change ? nlohmann::json(*comparison.geomean_change) : nlohmann::json()},
                           {"added", comparison.added},
-                          {"removed", comparison.removed}}
-               .dump(2) +
-           "\n";
+                          {"removed", comparison.removed},
+                          {"not_compared", comparison.not_compared},
+                          {"warnings", comparison.warnings}});
 }
 
 }  // namespace vitals
