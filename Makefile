@@ -9,7 +9,7 @@ CMAKE_ARGS ?=
 
 DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-dev libgmock-dev \
                 libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev valgrind clang \
-                libclang-rt-14-dev
+                libclang-rt-14-dev libre2-dev
 
 # What the tests check against (not dependencies of vitals): a real MPI launcher.
 TEST_DEB_PACKAGES := openmpi-bin
@@ -18,14 +18,14 @@ TEST_DEB_PACKAGES := openmpi-bin
 # static libraries only, so nothing needs a shared library of this system there.
 GPU_BUNDLE_DIR ?= .gpu-bundle
 GPU_BUNDLE_PACKAGES := libeigen3-dev libboost1.74-dev googletest libgtest-dev libfmt-dev libfmt9 nlohmann-json3-dev \
-                       libcli11-dev ninja-build
+                       libcli11-dev ninja-build libre2-dev
 
 # Sanitizer builds: the CPU build (no CUDA: its runtime is not instrumented) with
 # AddressSanitizer + UndefinedBehaviorSanitizer, and with ThreadSanitizer.
 SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVITALS_CUDA=OFF -DVITALS_INSTALL=OFF -DVITALS_BUILD_BENCHES=OFF
 
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := results_reader chrome_trace_reader schedule cli
+FUZZ_TARGETS := results_reader chrome_trace_reader schedule cli merge filter output_path
 
 .PHONY: all deps test-deps configure build test test-sanitize test-tsan fuzz-build fuzz-smoke fuzz demo bench install gpu-bundle clean
 

@@ -21,4 +21,5 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vitalsConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/vitalsConfigVersion.cmake
     COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/vitalsConfig.cmake ${PROJECT_BINARY_DIR}/vitalsConfigVersion.cmake
+    ${PROJECT_SOURCE_DIR}/cmake/FindRE2.cmake
     DESTINATION ${VITALS_CONFIG_DIR})

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,9 +74,9 @@ CLI::Validator open_unit_interval();
 CLI::Validator finite_non_negative();
 CLI::Validator decimal_integer(std::int64_t min, std::int64_t max);
 
-// An ECMAScript regex for --filter, or UsageError naming the problem.
-std::regex compile_filter(const std::string& pattern);
-// The cases whose names match the filter (all without one).
+// The cases whose names match the filter (all without one). The filter is a regular
+// expression in RE2's syntax, matched in linear time (no pattern can hang or overflow
+// the stack); UsageError naming the problem for one RE2 refuses.
 std::vector<const Case*> matching_cases(const Registry& registry, const std::optional<std::string>& filter);
 // The case of that name, or UsageError with the nearest name as a hint.
 const Case& find_case(const Registry& registry, const std::string& name);

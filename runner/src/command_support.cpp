@@ -1,6 +1,8 @@
 // What the commands share: validators, case lookup, results files as input.
 #include <fmt/format.h>
 
+#include <re2/re2.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
@@ -80,20 +82,21 @@ CLI::Validator decimal_integer(std::int64_t min, std::int64_t max) {
         fmt::format("INT[{}..{}]", min, max));
 }
 
-std::regex compile_filter(const std::string& pattern) {
-    try {
-        return std::regex(pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-        throw UsageError(fmt::format("invalid --filter regex '{}': {}; use an ECMAScript regular expression", pattern,
-                                     e.what()));
-    }
-}
-
 std::vector<const Case*> matching_cases(const Registry& registry, const std::optional<std::string>& filter) {
-    const std::optional<std::regex> re = filter ? std::optional(compile_filter(*filter)) : std::nullopt;
+    std::optional<re2::RE2> re;
+    if (filter) {
+        re2::RE2::Options options;
+        options.set_log_errors(false);
+        re.emplace(*filter, options);
+        if (!re->ok()) {
+            throw UsageError(fmt::format("invalid --filter regex '{}': {}; write it in RE2's syntax (ECMAScript's without "
+                                         "backreferences or lookaround)",
+                                         *filter, re->error()));
+        }
+    }
     std::vector<const Case*> out;
     for (const Case& c : registry.cases()) {
-        if (!re || std::regex_search(c.name, *re)) out.push_back(&c);
+        if (!re || re2::RE2::PartialMatch(c.name, *re)) out.push_back(&c);
     }
     return out;
 }

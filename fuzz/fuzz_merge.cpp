@@ -1,0 +1,25 @@
+// Fuzzes merge's input: any file given to `vitals merge` ends in a joined document or a
+// clear ResultsFileError, never a crash, a stack overflow (deep nesting) or a blow-up.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vitals/vitals.hpp>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    static const std::string path = "/tmp/vitals-fuzz-merge-" + std::to_string(::getpid()) + ".json";
+    if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+        std::fwrite(data, 1, size, f);
+        std::fclose(f);
+    }
+    try {
+        const std::string merged = vitals::merge_results({path});
+        if (merged.size() > 64 * size + 4096) __builtin_trap();  // output grows with input, not faster
+        (void)vitals::parse_results(merged, "merged");
+    } catch (const vitals::ResultsFileError&) {
+        // a clear error is the right answer to a bad file
+    }
+    return 0;
+}
