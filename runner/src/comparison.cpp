@@ -4,22 +4,32 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
 
 namespace vitals {
 
 const CaseComparison* Comparison::find(const std::string& name) const {
-    const auto it = std::find_if(cases.begin(), cases.end(), [&](const CaseComparison& c) { return c.name == name; });
-    return it == cases.end() ? nullptr : &*it;
+    const auto it = case_index.find(name);
+    return it == case_index.end() ? nullptr : &cases[it->second];
 }
 
 Comparison compare_cases(const std::string& before_name, const std::vector<CaseSamples>& before,
                          const std::string& after_name, const std::vector<CaseSamples>& after,
                          const ReportOptions& options) {
-    Comparison out{before_name, after_name, options, {}, {}, {}, {}, {}, std::nullopt};
+    Comparison out;
+    out.before_name = before_name;
+    out.after_name = after_name;
+    out.options = options;
     double log_sum = 0;
     std::size_t ratios = 0;
+    // Indexes by name, so that comparing n cases costs about n lookups, not n^2.
+    std::unordered_map<std::string_view, const CaseSamples*> after_by_name, before_by_name;
+    for (const CaseSamples& a : after) after_by_name.emplace(a.name, &a);
+    for (const CaseSamples& b : before) before_by_name.emplace(b.name, &b);
     for (const CaseSamples& b : before) {
-        const CaseSamples* a = find_samples(after, b.name);
+        const auto found = after_by_name.find(b.name);
+        const CaseSamples* a = found == after_by_name.end() ? nullptr : found->second;
         if (a == nullptr) {
             out.removed.push_back(b.name);
         } else if (b.seconds.empty() || a->seconds.empty()) {
@@ -50,17 +60,17 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
         }
     }
     for (const CaseSamples& a : after) {
-        if (find_samples(before, a.name) == nullptr) out.added.push_back(a.name);
+        if (!before_by_name.count(a.name)) out.added.push_back(a.name);
     }
+    for (std::size_t i = 0; i < out.cases.size(); ++i) out.case_index.emplace(out.cases[i].name, i);
+    for (std::size_t i = 0; i < out.not_compared.size(); ++i) out.not_compared_index.emplace(out.not_compared[i].first, i);
     if (ratios > 0) out.geomean_change = std::exp(log_sum / static_cast<double>(ratios)) - 1;
     return out;
 }
 
 const std::string* Comparison::why_not_compared(const std::string& name) const {
-    for (const auto& [n, why] : not_compared) {
-        if (n == name) return &why;
-    }
-    return nullptr;
+    const auto it = not_compared_index.find(name);
+    return it == not_compared_index.end() ? nullptr : &not_compared[it->second].second;
 }
 
 std::size_t Comparison::cases_by_process() const {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct Comparison {
     std::vector<std::pair<std::string, std::string>> not_compared;
     // Said by the command about its inputs (an interrupted run's file, say).
     std::vector<std::string> warnings;
+    // Positions in `cases` and `not_compared` by name (filled by compare_cases).
+    std::unordered_map<std::string, std::size_t> case_index, not_compared_index;
     // Geometric mean of after/before medians, minus 1, over the cases with two non-zero
     // medians; none when no case has.
     std::optional<double> geomean_change;

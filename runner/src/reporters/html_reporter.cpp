@@ -38,12 +38,13 @@ Box box_of(const std::vector<double>& samples) {
 constexpr const char* kColors[] = {"#7f8c9a", "#2b6cb0", "#b7791f", "#6b46c1", "#2f855a"};
 constexpr const char* kVerdictColor[] = {"#2f855a", "#c53030", "#4a5568"};  // faster, slower, same
 
-std::string box_plot_svg(const std::string& name, const std::vector<NamedResults>& files, const char* after_color) {
+std::string box_plot_svg(const std::string& name, const std::vector<NamedResults>& files, const CaseIndex& index,
+                         const char* after_color) {
     constexpr int kWidth = 760, kLeft = 150, kRight = 110, kRow = 34, kAxis = 30;
     std::vector<std::pair<std::size_t, Box>> boxes;
     double lo = INFINITY, hi = -INFINITY;
     for (std::size_t f = 0; f < files.size(); ++f) {
-        const CaseSamples* c = find_samples(files[f].second, name);
+        const CaseSamples* c = index.find(f, name);
         if (c == nullptr || c->seconds.empty()) continue;
         Box b = box_of(c->seconds);
         lo = std::min({lo, b.low, b.outliers.empty() ? b.low : *std::min_element(b.outliers.begin(), b.outliers.end())});
@@ -103,6 +104,7 @@ std::string html_report(const std::vector<NamedResults>& files, const ReportOpti
     const bool paired = files.size() == 2;
     const Comparison comparison =
         paired ? compare_cases(files[0].first, files[0].second, files[1].first, files[1].second, options) : Comparison{};
+    const CaseIndex index(files);
     std::string body;
     std::string summary;
     if (paired) {
@@ -127,13 +129,13 @@ std::string html_report(const std::vector<NamedResults>& files, const ReportOpti
                 const std::string* why = comparison.why_not_compared(name);
                 summary += fmt::format(R"(<tr><td>{}</td><td colspan="5">{}</td></tr>)", escape_html(name),
                                        why != nullptr ? "not compared: " + escape_html(*why)
-                                       : find_samples(files[0].second, name) == nullptr ? std::string("added")
+                                       : index.find(0, name) == nullptr ? std::string("added")
                                                                                          : std::string("removed"));
             }
         }
         std::string label;
-        for (const auto& [file, cases] : files) {
-            if (const CaseSamples* c = find_samples(cases, name); c != nullptr && !c->label.empty()) {
+        for (std::size_t f = 0; f < files.size(); ++f) {
+            if (const CaseSamples* c = index.find(f, name); c != nullptr && !c->label.empty()) {
                 label = c->label + (c->sub_label.empty() ? "" : ": " + c->sub_label) +
                         (c->description.empty() ? "" : " (" + c->description + ")");
                 break;
@@ -141,7 +143,7 @@ std::string html_report(const std::vector<NamedResults>& files, const ReportOpti
         }
         sections += fmt::format(R"(<section id="{0}"><h2>{0}</h2>{1}{2}{3}</section>)", escape_html(name),
                                 label.empty() ? "" : "<p class=\"label\">" + escape_html(label) + "</p>", verdict_line,
-                                box_plot_svg(name, files, after_color));
+                                box_plot_svg(name, files, index, after_color));
     }
     if (paired) summary += "</tbody></table>";
     std::string files_list;

@@ -14,13 +14,14 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
         out += fmt::format("**{}** → **{}**\n\n| case | before | after | change | p-value | verdict |\n|---|---:|---:|---:|---:|---|\n",
                            escape_markdown(files[0].first), escape_markdown(files[1].first));
         const Comparison comparison = compare_cases(files[0].first, files[0].second, files[1].first, files[1].second, options);
+        const CaseIndex index(files);
         for (const std::string& name : case_names(files)) {
             const CaseComparison* compared = comparison.find(name);
             if (compared == nullptr) {
                 const std::string* why = comparison.why_not_compared(name);
                 out += fmt::format("| {} | {} | | | | |\n", markdown_code(name),
                                    why != nullptr ? "not compared: " + escape_markdown(*why)
-                                   : find_samples(files[0].second, name) == nullptr ? std::string("added")
+                                   : index.find(0, name) == nullptr ? std::string("added")
                                                                                      : std::string("removed"));
                 continue;
             }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 namespace vitals {
 
@@ -67,11 +68,23 @@ std::string markdown_code(std::string_view text) {
     return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
+CaseIndex::CaseIndex(const std::vector<NamedResults>& runs) : by_run_(runs.size()) {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        for (const CaseSamples& c : runs[r].second) by_run_[r].emplace(c.name, &c);
+    }
+}
+
+const CaseSamples* CaseIndex::find(std::size_t run, std::string_view name) const {
+    const auto it = by_run_[run].find(name);
+    return it == by_run_[run].end() ? nullptr : it->second;
+}
+
 std::vector<std::string> case_names(const std::vector<NamedResults>& files) {
     std::vector<std::string> names;
+    std::unordered_set<std::string_view> seen;
     for (const auto& [file, cases] : files) {
         for (const CaseSamples& c : cases) {
-            if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+            if (seen.insert(c.name).second) names.push_back(c.name);
         }
     }
     return names;

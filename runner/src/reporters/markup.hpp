@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "vitals/results.hpp"
@@ -20,6 +21,17 @@ std::string markdown_code(std::string_view text);
 // Text for a terminal: control characters (escape sequences, line breaks) shown as
 // \xNN, so names read from files cannot move the cursor or forge lines.
 std::string terminal_safe(std::string_view text);
+
+// Each run's cases by name, so that a report of n cases costs about n lookups.
+class CaseIndex {
+public:
+    explicit CaseIndex(const std::vector<NamedResults>& runs);
+    // The case of that name in run `run`, or nullptr.
+    const CaseSamples* find(std::size_t run, std::string_view name) const;
+
+private:
+    std::vector<std::unordered_map<std::string_view, const CaseSamples*>> by_run_;
+};
 
 // Case names in first-seen order across all runs.
 std::vector<std::string> case_names(const std::vector<NamedResults>& runs);
