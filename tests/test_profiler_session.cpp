@@ -424,3 +424,37 @@ TEST(Profile, ManyThreadsExportAValidTrace) {
     }
     fs::remove_all(dir);
 }
+
+// Gzipped traces (tensorboard_trace_handler's .gz) read back whole, whatever their size:
+// zlib is fed in bounded chunks both ways. A cut-off file is a clear error.
+TEST(GzipTraces, WrittenAndReadBackWhole) {
+    const fs::path dir = fs::temp_directory_path() / ("vitals-gzip-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    Profile profile({.on_trace_ready = tensorboard_trace_handler(dir, {.worker_name = "w", .use_gzip = true})});
+    profile.start();
+    for (int i = 0; i < 40000; ++i) {  // several MiB of JSON: more than one buffer of output
+        RecordFunction scope(copy_name, "scope " + std::to_string(i));
+    }
+    profile.stop();
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path());
+    ASSERT_EQ(files.size(), 1u);
+    EXPECT_EQ(files[0].extension(), ".gz");
+    const Trace back = read_chrome_trace(files[0]);
+    EXPECT_EQ(back.events.size(), profile.trace().events.size());
+    EXPECT_EQ(back.events.back().name, profile.trace().events.back().name);
+
+    std::string bytes;
+    {
+        std::ifstream in(files[0], std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    std::ofstream(dir / "cut.json.gz", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    try {
+        read_chrome_trace(dir / "cut.json.gz");
+        ADD_FAILURE() << "a cut-off gzip trace was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("ends early"), std::string::npos) << e.what();
+    }
+    fs::remove_all(dir);
+}

@@ -1,9 +1,18 @@
+// gzip framing for traces, in bounded chunks (zlib's counts are 32-bit), so traces of
+// any size go through whole.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace vitals::profiler::detail {
-// The bytes of a .gz file holding `data` (zlib, gzip framing).
+// The bytes of a .gz file holding `data`.
 std::string gzip_compress(std::string_view data);
+// Whether bytes start as a gzip stream does (1f 8b).
+bool looks_gzipped(std::string_view bytes);
+// The data a .gz file holds (several members are joined, as gunzip does). Throws
+// std::runtime_error naming `name` for a corrupt stream, or one that expands past
+// max_bytes (a "zip bomb").
+std::string gzip_decompress(std::string_view bytes, const std::string& name, std::size_t max_bytes);
 }  // namespace vitals::profiler::detail

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "gzip.hpp"
 #include "vitals/profiler/trace.hpp"
 
 namespace vitals::profiler {
@@ -50,6 +51,9 @@ Trace read_chrome_trace(const std::filesystem::path& path) {
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("cannot read trace '{}': {}", path.string(), e.what()));
     }
+    // tensorboard_trace_handler's .gz files, and any gzipped trace.
+    constexpr std::size_t kMaxTraceBytes = std::size_t{16} << 30;
+    if (detail::looks_gzipped(text)) text = detail::gzip_decompress(text, path.string(), kMaxTraceBytes);
     return parse_chrome_trace(text, path.string());
 }
 

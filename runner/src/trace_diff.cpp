@@ -18,7 +18,9 @@ bool looks_like_trace(const std::string& path) {
     std::string head(4096, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
-    return head.find("\"traceEvents\"") != std::string::npos || head.find("\"schemaVersion\"") != std::string::npos;
+    // A gzip stream is a trace (tensorboard_trace_handler's .gz): results files are never gzipped.
+    const bool gzipped = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
+    return gzipped || head.find("\"traceEvents\"") != std::string::npos || head.find("\"schemaVersion\"") != std::string::npos;
 }
 
 std::string profile_diff_report(const std::string& before_path, const std::string& after_path) {
