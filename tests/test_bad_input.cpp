@@ -53,6 +53,7 @@ TEST(BadInputMatrix, EveryWrongInputGetsACleanError) {
     std::ofstream(dir / "other.json") << R"({"benchmarks": [{"name": "b", "run_type": "iteration", "real_time": 1, "time_unit": "ns"}]})";
     fs::create_directories(dir / "folder.json");
     fs::create_symlink(dir / "nowhere" / "x.json", dir / "dangling.json");
+    std::ofstream(dir / "deep.json") << std::string(100, '[') + std::string(100, ']');
     const std::string previous = "previous results";
     std::ofstream(dir / "out.json") << previous;
 
@@ -121,6 +122,11 @@ TEST(BadInputMatrix, EveryWrongInputGetsACleanError) {
         {"timeit relu/32x1024/cpu-f32 --json {dir}/dangling.json", 1, "symbolic link to a missing file"},
         {"merge {dir}/good.json {dir}/good.json -o {dir}/out.json", 2, "is in both"},
         {"merge {dir}/text.json -o {dir}/out.json", 2, "is not JSON"},
+        {"merge {dir}/wrongtype.json -o {dir}/out.json", 2, "has no name"},
+        {"merge {dir}/deep.json -o {dir}/out.json", 2, "deeper than 32 levels"},
+        {"compare /dev/zero {dir}/good.json", 2, "not a regular file"},
+        {"list --filter '" + std::string(3000, '(') + "a" + std::string(3000, ')') + "'", 0, ""},  // deep, still linear
+        {"list --filter '(a{1000}){1000}'", 2, "invalid --filter regex"},
         {"merge {dir}/good.json", 2, "--output"},
         {"report {dir}/good.json", 2, "--html"},
         {"report {dir}/text.json --html {dir}/out.json", 2, "is not JSON"},

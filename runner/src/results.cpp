@@ -439,13 +439,24 @@ std::string merge_results(const std::vector<std::string>& paths) {
         const std::string& path = paths[file];
         const json doc = parse_file(path);
         const json& list = benchmarks_of(doc, path);
-        if (merged.is_null()) merged["context"] = doc.value("context", json::object());
-        if (doc.contains("context") && doc.at("context").is_object() && doc.at("context").value("vitals_incomplete", false)) {
+        const bool has_context = doc.contains("context") && doc.at("context").is_object();
+        if (merged.is_null()) merged["context"] = has_context ? doc.at("context") : json::object();
+        const json* incomplete_mark = has_context && doc.at("context").contains("vitals_incomplete")
+                                          ? &doc.at("context").at("vitals_incomplete")
+                                          : nullptr;
+        if (incomplete_mark != nullptr && incomplete_mark->is_boolean() && incomplete_mark->get<bool>()) {
             incomplete.push_back(path);  // an interrupted run stays marked in the joined file
         }
         std::map<std::string, int> families;  // renumbered so families stay unique
         for (json b : list) {
-            const std::string name = b.value("run_name", b.value("name", ""));
+            const json* name_field = b.is_object() ? (b.contains("run_name") ? &b.at("run_name") : b.contains("name") ? &b.at("name") : nullptr)
+                                                   : nullptr;
+            if (name_field == nullptr || !name_field->is_string()) {
+                throw ResultsFileError(fmt::format("'{}': a benchmark entry has no name (a string); give a results file "
+                                                   "written by --json or by Google Benchmark",
+                                                   path));
+            }
+            const std::string name = name_field->get<std::string>();
             const auto [it, added] = owner.try_emplace(name, file);
             if (!added && it->second != file) {
                 throw ResultsFileError(fmt::format("case '{}' is in both '{}' and '{}'; merge joins disjoint shards",
