@@ -49,8 +49,8 @@ bool is_callgrind_child() { return std::getenv(kCallgrindChild) != nullptr; }
 
 double count_under_callgrind(const std::vector<std::string>& command, std::int64_t number) {
     if (command.empty() || number < 1) throw std::invalid_argument("count_under_callgrind: a command and number >= 1");
-    char folder_template[] = "/tmp/vitals-callgrind-XXXXXX";
-    const char* folder = ::mkdtemp(folder_template);
+    std::string folder_template = (std::filesystem::temp_directory_path() / "vitals-callgrind-XXXXXX").string();  // TMPDIR
+    const char* folder = ::mkdtemp(folder_template.data());
     if (folder == nullptr) throw std::runtime_error(fmt::format("cannot create a temporary folder: {}", std::strerror(errno)));
     const std::string out_file = std::string(folder) + "/callgrind.out";
     std::vector<std::string> argv = {"valgrind", "--tool=callgrind", "--collect-atstart=no",
