@@ -43,6 +43,10 @@ Trace read_chrome_trace(const std::filesystem::path& path) {
     if (std::filesystem::is_directory(path, ec)) {
         throw std::runtime_error(fmt::format("cannot read trace '{}': it is a folder", path.string()));
     }
+    const std::filesystem::file_status status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+        throw std::runtime_error(fmt::format("cannot read trace '{}': it is not a regular file", path.string()));
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error(fmt::format("cannot read trace '{}'", path.string()));
     std::string text;
@@ -60,8 +64,18 @@ Trace read_chrome_trace(const std::filesystem::path& path) {
 Trace parse_chrome_trace(std::string_view text, const std::string& name) {
     const std::filesystem::path path(name);
     nlohmann::json doc;
+    // Traces are shallow (events with an args object); deeper nesting is refused before
+    // it can exhaust the stack of whoever walks or frees the document.
+    constexpr int kMaxDepth = 64;
+    const nlohmann::json::parser_callback_t depth_check = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth > kMaxDepth) {
+            throw std::runtime_error(
+                fmt::format("trace '{}' nests JSON deeper than {} levels; Chrome traces are not that deep", path.string(), kMaxDepth));
+        }
+        return true;
+    };
     try {
-        doc = nlohmann::json::parse(text);
+        doc = nlohmann::json::parse(text, depth_check);
     } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers too large for a double
         throw std::runtime_error(fmt::format("trace '{}' is not JSON: {}", path.string(), e.what()));
     }

@@ -1,0 +1,1 @@
+#include <vitals/timer.hpp>
