@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "gzip.hpp"
+#include "vitals/json_depth.hpp"
 #include "vitals/profiler/trace.hpp"
 
 namespace vitals::profiler {
@@ -66,16 +67,13 @@ Trace parse_chrome_trace(std::string_view text, const std::string& name) {
     nlohmann::json doc;
     // Traces are shallow (events with an args object); deeper nesting is refused before
     // it can exhaust the stack of whoever walks or frees the document.
-    constexpr int kMaxDepth = 64;
-    const nlohmann::json::parser_callback_t depth_check = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth > kMaxDepth) {
-            throw std::runtime_error(
-                fmt::format("trace '{}' nests JSON deeper than {} levels; Chrome traces are not that deep", path.string(), kMaxDepth));
-        }
-        return true;
-    };
+    constexpr std::size_t kMaxDepth = 64;
+    if (json_nesting_depth(text) > kMaxDepth) {
+        throw std::runtime_error(
+            fmt::format("trace '{}' nests JSON deeper than {} levels; Chrome traces are not that deep", path.string(), kMaxDepth));
+    }
     try {
-        doc = nlohmann::json::parse(text, depth_check);
+        doc = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers too large for a double
         throw std::runtime_error(fmt::format("trace '{}' is not JSON: {}", path.string(), e.what()));
     }
