@@ -10,7 +10,7 @@
 namespace vitals {
 namespace {
 
-constexpr int kMaxHooks = 8;
+constexpr int kMaxHooks = ThreadCountScope::kMaxHooks;
 // Written under the mutex, read without it: a hook's slot is filled before the count
 // that publishes it.
 std::array<std::atomic<ThreadCountHook>, kMaxHooks> g_hooks{};

@@ -81,6 +81,10 @@ std::vector<const Case*> matching_cases(const Registry& registry, const std::opt
 // The case of that name, or UsageError with the nearest name as a hint.
 const Case& find_case(const Registry& registry, const std::string& name);
 
+// `path` with `.tag` before its extension ("out.json", "partial" -> "out.partial.json");
+// standard output and device paths ("-", /dev/..., /proc/...) as they are.
+std::string tagged_path(const std::string& path, const std::string& tag);
+
 // An output path for this process. "{rank}" becomes the launcher's rank (0 without a
 // launcher). Without the placeholder, under a launcher of more than one rank, the rank
 // goes before the extension ("out.json" -> "out.rank1.json"), said on stderr, so that

@@ -115,6 +115,12 @@ const Case& find_case(const Registry& registry, const std::string& name) {
     throw UsageError(fmt::format("no case named '{}'{}; 'vitals list' shows the cases", name, hint));
 }
 
+std::string tagged_path(const std::string& path, const std::string& tag) {
+    if (path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0) return path;
+    const std::filesystem::path p(path);
+    return (p.parent_path() / (p.stem().string() + "." + tag + p.extension().string())).string();
+}
+
 std::string output_for_this_rank(const std::string& path) {
     std::optional<Shard> rank;
     try {
@@ -130,9 +136,9 @@ std::string output_for_this_rank(const std::string& path) {
         }
         return out;
     }
-    if (!rank || rank->count < 2 || path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0) return path;
-    const std::filesystem::path p(path);
-    out = (p.parent_path() / (p.stem().string() + ".rank" + index + p.extension().string())).string();
+    if (!rank || rank->count < 2) return path;
+    out = tagged_path(path, "rank" + index);
+    if (out == path) return path;
     fmt::print(stderr, "rank {} of {} writes {} (put {{rank}} in the path to name the files yourself)\n", index, rank->count,
                out);
     return out;

@@ -22,8 +22,10 @@ public:
     ThreadCountScope(const ThreadCountScope&) = delete;
     ThreadCountScope& operator=(const ThreadCountScope&) = delete;
 
-private:
+    // Hooks that can be registered at most.
     static constexpr int kMaxHooks = 8;
+
+private:
     int previous_omp_;
     int previous_[kMaxHooks];
     int hooks_applied_ = 0;

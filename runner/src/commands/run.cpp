@@ -59,11 +59,7 @@ struct TemporaryFolder {
 
 // Where an interrupted run writes: beside the file it was asked for, never over it
 // ("out.json" -> "out.partial.json"). Standard output and devices stay as they are.
-std::string partial_path(const std::string& path) {
-    const std::filesystem::path p(path);
-    if (path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0) return path;
-    return (p.parent_path() / (p.stem().string() + ".partial" + p.extension().string())).string();
-}
+std::string partial_path(const std::string& path) { return tagged_path(path, "partial"); }
 
 // The cases skipped, after the tables.
 void print_skipped(const std::vector<CaseResult>& results) {
