@@ -11,8 +11,9 @@ DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-d
                 libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev valgrind clang \
                 libclang-rt-14-dev libre2-dev
 
-# What the tests check against (not dependencies of vitals): a real MPI launcher.
-TEST_DEB_PACKAGES := openmpi-bin
+# What the tests check against (not dependencies of vitals): a real MPI launcher, Google
+# Benchmark's compare.py (with the numpy and scipy it imports), a browser for the HTML.
+TEST_DEB_PACKAGES := openmpi-bin libbenchmark-tools python3-numpy python3-scipy chromium
 
 # For scripts/gpu-check.sh on a GPU machine without Debian packages: header-only or
 # static libraries only, so nothing needs a shared library of this system there.
@@ -22,7 +23,9 @@ GPU_BUNDLE_PACKAGES := libeigen3-dev libboost1.74-dev googletest libgtest-dev li
 
 # Sanitizer builds: the CPU build (no CUDA: its runtime is not instrumented) with
 # AddressSanitizer + UndefinedBehaviorSanitizer, and with ThreadSanitizer.
-SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVITALS_CUDA=OFF -DVITALS_INSTALL=OFF -DVITALS_BUILD_BENCHES=OFF
+# The checks against outside tools ran in the main build already.
+SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVITALS_CUDA=OFF -DVITALS_INSTALL=OFF -DVITALS_BUILD_BENCHES=OFF \
+                  -DVITALS_TEST_OUTSIDE_TOOLS=OFF
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := results_reader chrome_trace_reader schedule cli merge filter output_path
@@ -43,8 +46,9 @@ build: configure
 test-deps:
 	@scripts/install-deps.sh $(TEST_DEB_PACKAGES)
 
+# The outside tools were just installed: a test that finds one missing fails, not skips.
 test: build fuzz-build test-deps
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	VITALS_REQUIRE_OUTSIDE_TOOLS=1 ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS)
 
 # The libFuzzer targets, built with clang (CPU build, ASan + UBSan).

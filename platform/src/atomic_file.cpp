@@ -161,6 +161,8 @@ void check_output_path(const std::filesystem::path& path) {
     if (!t.descriptor && !t.in_place) check_regular_target(path, t);
 }
 
+bool is_standard_output(const std::filesystem::path& path) { return descriptor_of(path) == STDOUT_FILENO; }
+
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
     const Target t = target_of(path);
     if (t.descriptor) {

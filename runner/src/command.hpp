@@ -15,6 +15,7 @@
 
 namespace CLI {
 class App;
+class Option;
 class Validator;
 }  // namespace CLI
 
@@ -104,6 +105,15 @@ struct ReportFlags {
     // Declares --alpha and --noise-floor on `app`.
     void declare(CLI::App& app);
     ReportOptions options() const { return {.alpha = alpha, .noise_floor = noise_floor_percent / 100}; }
+};
+
+// How run and timeit lay out their --json file, for the tools that read it.
+struct ResultsLayoutFlags {
+    bool aggregates_only = false;
+    std::string time_unit;  // "" (by magnitude, per case), ns, us, ms or s
+    // Declares --json-aggregates-only and --time-unit on `app`, both needing `json`.
+    void declare(CLI::App& app, CLI::Option* json);
+    ResultsLayout layout() const;
 };
 
 }  // namespace vitals::cli

@@ -174,4 +174,20 @@ void ReportFlags::declare(CLI::App& app) {
         ->check(finite_non_negative());
 }
 
+void ResultsLayoutFlags::declare(CLI::App& app, CLI::Option* json) {
+    app.add_flag("--json-aggregates-only", aggregates_only,
+                 "Write only the aggregates of each case to the --json file (mean, median, stddev, cv, p25, p75, iqr), "
+                 "as Google Benchmark's --benchmark_report_aggregates_only; default: every block too")
+        ->needs(json);
+    app.add_option("--time-unit", time_unit,
+                   "The time_unit of every case in the --json file (ns, us, ms or s); default: per case, by the size "
+                   "of its median, as ->Unit() would be set in Google Benchmark")
+        ->check(CLI::IsMember({"ns", "us", "ms", "s"}))
+        ->needs(json);
+}
+
+ResultsLayout ResultsLayoutFlags::layout() const {
+    return {.aggregates_only = aggregates_only, .time_unit = parse_time_unit(time_unit)};
+}
+
 }  // namespace vitals::cli

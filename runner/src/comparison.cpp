@@ -45,9 +45,13 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
             const stats::Change change =
                 by_process ? stats::test_change(b.process_medians(), a->process_medians(), options.alpha, options.noise_floor)
                            : stats::test_change(b.seconds, a->seconds, options.alpha, options.noise_floor);
-            CaseComparison c{b.name,           change,          by_process,
-                             processes_before, processes_after, std::min(b.seconds.size(), a->seconds.size()),
-                             std::nullopt,     std::nullopt};
+            CaseComparison c{.name = b.name,
+                             .change = change,
+                             .by_process = by_process,
+                             .processes_before = processes_before,
+                             .processes_after = processes_after,
+                             .blocks = std::min(b.seconds.size(), a->seconds.size()),
+                             .from_aggregates = b.aggregate_of > 0 || a->aggregate_of > 0};
             if (b.instructions && a->instructions && *b.instructions > 0) {
                 c.instructions_before = b.instructions;
                 c.instructions_after = a->instructions;

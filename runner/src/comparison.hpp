@@ -25,6 +25,7 @@ struct CaseComparison {
     bool by_process = false;
     std::size_t processes_before = 1, processes_after = 1;
     std::size_t blocks = 0;  // the smaller side's block count
+    bool from_aggregates = false;  // a side read from aggregates only: one median, no test
     std::optional<double> instructions_before, instructions_after;  // per call, when both counted
 };
 

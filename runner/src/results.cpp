@@ -102,16 +102,48 @@ json context(const std::string& executable, const RunContext& run) {
     };
 }
 
-constexpr double kNsPerSecond = 1e9;
+double units_per_second(TimeUnit unit) {
+    switch (unit) {
+        case TimeUnit::ns: return 1e9;
+        case TimeUnit::us: return 1e6;
+        case TimeUnit::ms: return 1e3;
+        case TimeUnit::s: return 1.0;
+    }
+    return 1e9;
+}
 
 }  // namespace
+
+std::string_view time_unit_name(TimeUnit unit) {
+    switch (unit) {
+        case TimeUnit::ns: return "ns";
+        case TimeUnit::us: return "us";
+        case TimeUnit::ms: return "ms";
+        case TimeUnit::s: return "s";
+    }
+    return "ns";
+}
+
+std::optional<TimeUnit> parse_time_unit(std::string_view name) {
+    for (const TimeUnit unit : {TimeUnit::ns, TimeUnit::us, TimeUnit::ms, TimeUnit::s}) {
+        if (name == time_unit_name(unit)) return unit;
+    }
+    return std::nullopt;
+}
+
+TimeUnit time_unit_for(double seconds) {
+    if (!(seconds >= 1e-6)) return TimeUnit::ns;  // NaN too
+    if (seconds < 1e-3) return TimeUnit::us;
+    if (seconds < 1.0) return TimeUnit::ms;
+    return TimeUnit::s;
+}
 
 std::string dump_document(const nlohmann::json& document) {
     return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
-                            const RunContext& run) {
+                            const RunContext& run, const ResultsLayout& layout) {
     json benchmarks = json::array();
     int family_index = 0;
     for (const CaseResult& result : results) {
@@ -132,7 +164,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["iterations"] = 0;
             entry["real_time"] = 0.0;
             entry["cpu_time"] = 0.0;
-            entry["time_unit"] = "ns";
+            entry["time_unit"] = time_unit_name(layout.time_unit.value_or(TimeUnit::ns));
             entry["error_occurred"] = true;
             entry["error_message"] = result.skipped.empty() ? result.error : "skipped: " + result.skipped;
             entry["vitals_status"] = result.skipped.empty() ? "failed" : "skipped";
@@ -142,6 +174,8 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         }
         const Measurement& m = *result.measurement;
         const TaskSpec& task = m.task_spec();
+        const TimeUnit unit = layout.time_unit.value_or(time_unit_for(m.median()));
+        const double per_second = units_per_second(unit);
         const auto describe = [&](json& entry) {
             entry["label"] = task.label;
             entry["sub_label"] = task.sub_label;
@@ -158,7 +192,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         const std::span<const Measurement> measured = by_process ? std::span<const Measurement>(result.per_process)
                                                                  : std::span<const Measurement>(&m, 1);
         std::size_t k = 0;
-        for (std::size_t p = 0; p < measured.size(); ++p) {
+        for (std::size_t p = 0; p < measured.size() && !layout.aggregates_only; ++p) {
             const std::vector<double> block_times = measured[p].times();
             const std::vector<double> block_cpu = measured[p].cpu_times();
             for (std::size_t b = 0; b < block_times.size(); ++b, ++k) {
@@ -168,9 +202,9 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                 entry["repetition_index"] = k;
                 entry["threads"] = 1;
                 entry["iterations"] = measured[p].number_per_run();
-                entry["real_time"] = block_times[b] * kNsPerSecond;
-                entry["cpu_time"] = (block_cpu.empty() ? block_times[b] : block_cpu[b]) * kNsPerSecond;
-                entry["time_unit"] = "ns";
+                entry["real_time"] = block_times[b] * per_second;
+                entry["cpu_time"] = (block_cpu.empty() ? block_times[b] : block_cpu[b]) * per_second;
+                entry["time_unit"] = time_unit_name(unit);
                 describe(entry);
                 if (by_process) entry["vitals_process"] = p;
                 benchmarks.push_back(std::move(entry));
@@ -205,14 +239,14 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["aggregate_name"] = a.name;
             entry["aggregate_unit"] = a.unit;
             entry["iterations"] = repetitions;
-            entry["real_time"] = is_time ? a.real * kNsPerSecond : a.real;
-            entry["cpu_time"] = is_time ? a.cpu * kNsPerSecond : a.cpu;
-            entry["time_unit"] = "ns";
+            entry["real_time"] = is_time ? a.real * per_second : a.real;
+            entry["cpu_time"] = is_time ? a.cpu * per_second : a.cpu;
+            entry["time_unit"] = time_unit_name(unit);
             describe(entry);
             if (by_process) entry["vitals_processes"] = result.per_process.size();
             if (std::string_view(a.name) == "median" && m.median_interval()) {  // a precision-driven run
-                entry["vitals_median_ci_low"] = m.median_interval()->low * kNsPerSecond;
-                entry["vitals_median_ci_high"] = m.median_interval()->high * kNsPerSecond;
+                entry["vitals_median_ci_low"] = m.median_interval()->low * per_second;
+                entry["vitals_median_ci_high"] = m.median_interval()->high * per_second;
                 entry["vitals_median_ci_confidence"] = m.median_interval()->confidence;
             }
             benchmarks.push_back(std::move(entry));

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <unordered_map>
 
 #include "json_document.hpp"
@@ -116,13 +117,35 @@ ResultsFile parse_results_file(std::string_view text, const std::string& path) {
                 file.cases_planned = context.at("vitals_cases_planned").get<std::size_t>();
             }
         }
+        // Per case, its median and mean aggregates in seconds, and of how many repetitions:
+        // the stand-in for a case of an aggregates-only file.
+        struct Aggregates {
+            std::optional<double> median, mean;
+            std::size_t repetitions = 0;
+        };
+        std::unordered_map<std::string, Aggregates> aggregates;
         for (const json& b : benchmarks_of(doc, path)) {
-            if (b.value("run_type", "iteration") != "iteration") continue;
             const std::string name = b.contains("run_name") ? b.at("run_name").get<std::string>() : b.at("name").get<std::string>();
             if (name.empty()) throw ResultsFileError(fmt::format("'{}': a benchmark entry has an empty name", path));
             const auto [it, added] = index.try_emplace(name, cases.size());
             if (added) {
                 cases.push_back({name, {}, b.value("label", ""), b.value("sub_label", ""), b.value("description", "")});
+            }
+            if (const std::string type = b.value("run_type", "iteration"); type != "iteration") {
+                const std::string aggregate = b.value("aggregate_name", "");
+                if (type != "aggregate" || b.value("aggregate_unit", "time") != "time" ||
+                    (aggregate != "median" && aggregate != "mean") || b.value("error_occurred", false)) {
+                    continue;
+                }
+                const double value = b.at("real_time").get<double>();
+                if (!std::isfinite(value) || value < 0) {
+                    throw ResultsFileError(fmt::format("'{}': the {} of case '{}' has a real_time of {}", path, aggregate, name, value));
+                }
+                Aggregates& a = aggregates[name];
+                (aggregate == "median" ? a.median : a.mean) = value * seconds_per_unit(b.value("time_unit", "ns"), path);
+                const json& repetitions = b.contains("repetitions") ? b.at("repetitions") : json(0);
+                if (repetitions.is_number_unsigned()) a.repetitions = repetitions.get<std::size_t>();
+                continue;
             }
             if (b.value("error_occurred", false)) {  // a case that did not run: kept, with why
                 if (cases[it->second].seconds.empty()) {
@@ -147,6 +170,15 @@ ResultsFile parse_results_file(std::string_view text, const std::string& path) {
             if (b.contains("instructions") && b.at("instructions").is_number()) {
                 cases[it->second].instructions = b.at("instructions").get<double>();
             }
+        }
+        for (CaseSamples& c : cases) {  // cases with aggregates only
+            const auto found = aggregates.find(c.name);
+            if (!c.seconds.empty() || found == aggregates.end()) continue;
+            const Aggregates& a = found->second;
+            c.seconds.push_back(a.median ? *a.median : *a.mean);
+            c.process.push_back(0);
+            c.aggregate_of = std::max<std::size_t>(a.repetitions, 1);
+            c.not_measured.clear();
         }
     } catch (const json::exception& e) {
         throw ResultsFileError(fmt::format("'{}' does not have Google Benchmark's layout: {}", path, e.what()));

@@ -21,6 +21,11 @@ namespace vitals {
 // temporary file remains, and std::runtime_error says which path failed and why.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
+// Whether `path` names standard output ("-", /dev/stdout, /dev/fd/1): a command that
+// writes a file there prints its own text to standard error instead, so the file stays
+// whole for whoever reads the pipe.
+bool is_standard_output(const std::filesystem::path& path);
+
 // Throws std::runtime_error unless `path` could be written as above: not empty, not a
 // folder; its folder exists and is writable; the temporary's name fits the file system;
 // an existing file may be renamed over (a sticky folder keeps other users' files). For

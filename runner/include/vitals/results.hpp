@@ -34,11 +34,30 @@ struct RunContext {
     std::size_t cases_planned = 0;   // with incomplete: how many the run meant to measure
 };
 
+// The unit of a results file's times, Google Benchmark's `time_unit`.
+enum class TimeUnit { ns, us, ms, s };
+std::string_view time_unit_name(TimeUnit unit);
+// "ns", "us", "ms" or "s"; nullopt for anything else.
+std::optional<TimeUnit> parse_time_unit(std::string_view name);
+// The unit a Google Benchmark user would give such a case with ->Unit(): the largest in
+// which `seconds` is at least 1 (ns below a microsecond, s from a second up).
+TimeUnit time_unit_for(double seconds);
+
+// How the document is laid out, for the tools that read it.
+struct ResultsLayout {
+    // One entry per aggregate only, as Google Benchmark's
+    // --benchmark_report_aggregates_only: a dashboard then gets one point per case.
+    bool aggregates_only = false;
+    // Every case in this unit; none: each case in time_unit_for its median.
+    std::optional<TimeUnit> time_unit;
+};
+
 // The whole results document: a `context` describing this machine and program, then per
-// case one "iteration" entry per block and the mean/median/stddev/cv/p25/p75/iqr
-// aggregates (see README, "Results JSON"). Times are nanoseconds per call.
+// case one "iteration" entry per block (unless layout.aggregates_only) and the
+// mean/median/stddev/cv/p25/p75/iqr aggregates (see README, "Results JSON"). Times are
+// per call, in each entry's time_unit.
 std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
-                            const RunContext& run = {});
+                            const RunContext& run = {}, const ResultsLayout& layout = {});
 
 // One case of a results file read back: the per-call time of every block (repetition).
 struct CaseSamples {
@@ -49,6 +68,9 @@ struct CaseSamples {
     std::vector<int> process;  // per block, the process that measured it (all 0: one process)
     // Why there are no blocks: "failed: ..." or "skipped: ..." as the run recorded it.
     std::string not_measured;
+    // Read from a file of aggregates only: `seconds` holds one value, the median (or the
+    // mean where the file has no median) of this many repetitions. 0: per-block times.
+    std::size_t aggregate_of = 0;
 
     // How many processes measured the case, and the median per-call time of each.
     std::size_t process_count() const;
@@ -66,7 +88,9 @@ struct ResultsFile {
 const CaseSamples* find_samples(const std::vector<CaseSamples>& cases, std::string_view name);
 
 // Reads our results files and Google Benchmark's own JSON output (a repetition there is
-// a block here; aggregates and errored runs are skipped). Throws ResultsFileError for a
+// a block here; errored runs are kept as not measured; aggregates are skipped, except
+// for a case that has nothing else, as in a file written with aggregates only: its
+// median then stands as its one sample, see CaseSamples::aggregate_of). Throws ResultsFileError for a
 // file that cannot be read, is not JSON or is not of that layout.
 std::vector<CaseSamples> read_results(const std::string& path);
 // The same from the text of such a file; `name` appears in error messages.

@@ -47,7 +47,8 @@ public:
             throw UsageError(e.what());
         }
         comparison.warnings = std::move(warnings);
-        fmt::print("{}", render_comparison_text(comparison));
+        // With the JSON on standard output, the table goes to standard error.
+        fmt::print(json_path_ && is_standard_output(*json_path_) ? stderr : stdout, "{}", render_comparison_text(comparison));
         if (json_path_) write_file_atomically(*json_path_, render_comparison_json(comparison));
         return 0;
     }

@@ -76,7 +76,8 @@ public:
     void declare(CLI::App& app) override {
         app.add_option("--filter", filter_, "Only cases whose names match this regular expression");
         measure_.declare(app);
-        app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
+        auto* json = app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
+        layout_.declare(app, json);
         app.add_option("--shard", shard_,
                        "Run the cases whose position modulo N is K (K/N); default from Slurm, MPI or torchrun variables");
         app.add_option("--processes", processes_,
@@ -127,7 +128,7 @@ public:
                                  .cases_planned = selected.size()};
             // An interrupted run never replaces a complete file: it goes beside it.
             const std::string path = interrupted ? partial_path(*json_path_) : *json_path_;
-            write_file_atomically(path, results_to_json(results, context.executable, run));
+            write_file_atomically(path, results_to_json(results, context.executable, run, layout_.layout()));
             if (interrupted) {
                 fmt::print(stderr, "{} of {} cases measured, marked incomplete, written to {}\n", results.size(),
                            selected.size(), path);
@@ -254,6 +255,7 @@ private:
     MeasureOptions measure_;
     std::optional<double> profile_slow_percent_;
     ReportFlags report_;
+    ResultsLayoutFlags layout_;
     int processes_ = 1;
 };
 

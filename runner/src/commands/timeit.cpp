@@ -23,7 +23,8 @@ public:
             ->transform(decimal_integer(1, kMaxCalls))
             ->excludes("--adaptive")
             ->excludes("--min-run-time");
-        app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
+        auto* json = app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
+        layout_.declare(app, json);
         app.add_flag("--instructions", instructions_,
                      "Also count instructions per call (hardware counters, or a run under Callgrind)");
     }
@@ -45,7 +46,7 @@ public:
         if (instructions_ && result.measurement) return print_with_instructions(context, c, std::move(result), count_number);
         if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
         if (result.measurement) fmt::print("{}\n", result.measurement->to_string());
-        if (json_path_) write_file_atomically(*json_path_, results_to_json({result}, context.executable));
+        if (json_path_) write_file_atomically(*json_path_, results_to_json({result}, context.executable, {}, layout_.layout()));
         if (!result.error.empty()) {
             print_error(result.error);
             return kExitFailure;
@@ -71,7 +72,7 @@ private:
         if (json_path_) {
             CaseResult for_json = run_case(c, measure_);  // the timing again, now with the counter attached
             for_json.instructions = result.instructions;
-            write_file_atomically(*json_path_, results_to_json({for_json}, context.executable));
+            write_file_atomically(*json_path_, results_to_json({for_json}, context.executable, {}, layout_.layout()));
         }
         return 0;
     }
@@ -79,6 +80,7 @@ private:
     std::string name_;
     MeasureOptions measure_;
     std::optional<std::string> json_path_;
+    ResultsLayoutFlags layout_;
     bool instructions_ = false;
 };
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "../comparison.hpp"
+#include "reporters.hpp"
 #include "markup.hpp"
 #include "vitals/results.hpp"
 #include "vitals/stats.hpp"
@@ -26,17 +27,33 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
                 continue;
             }
             const stats::Change& c = compared->change;
-            out += fmt::format("| {} | {} | {} | {} | {:.4f} | {} |\n", markdown_code(name), stats::format_seconds(c.before_median),
-                               stats::format_seconds(c.after_median), percent_change(c.change), c.p_value,
+            out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_code(name), stats::format_seconds(c.before_median),
+                               stats::format_seconds(c.after_median), percent_change(c.change),
+                               compared->from_aggregates ? "-" : fmt::format("{:.4f}", c.p_value),
                                c.verdict == stats::Verdict::same ? "same" : fmt::format("**{}**", stats::verdict_name(c.verdict)));
         }
-        if (!comparison.cases.empty()) out += fmt::format("\n`same`: {}.\n", comparison.meaning_of_same());
+        if (!comparison.cases.empty()) {
+            out += fmt::format("| geomean | | | {} | | |\n",
+                               comparison.geomean_change ? percent_change(*comparison.geomean_change) : "n/a");
+        }
+        if (!comparison.cases.empty()) {
+            out += fmt::format("\nVerdicts: **slower** or **faster** when p < {} and the median changed by more than "
+                               "{:.1f}%; `same`: {}.\n",
+                               options.alpha, options.noise_floor * 100, comparison.meaning_of_same());
+        }
+        for (const std::string& warning : comparison.warnings) out += "\n> **Warning:** " + escape_markdown(warning) + "\n";
+        for (const std::string& note : comparison_notes(comparison)) out += "\n> **Note:** " + escape_markdown(note) + "\n";
         return out;
     }
     for (const auto& [file, cases] : files) {
         out += fmt::format("**{}**\n\n| case | median | IQR | blocks |\n|---|---:|---:|---:|\n", escape_markdown(file));
         for (const CaseSamples& c : cases) {
             if (c.seconds.empty()) continue;
+            if (c.aggregate_of > 0) {  // one median, of repetitions the file does not hold
+                out += fmt::format("| {} | {} | - | {} (aggregates only) |\n", markdown_code(c.name),
+                                   stats::format_seconds(c.seconds.front()), c.aggregate_of);
+                continue;
+            }
             out += fmt::format("| {} | {} | {} | {} |\n", markdown_code(c.name), stats::format_seconds(stats::median(c.seconds)),
                                stats::format_seconds(stats::iqr(c.seconds)), c.seconds.size());
         }
