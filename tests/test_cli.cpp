@@ -349,6 +349,18 @@ TEST_F(Cli, CompareTestsPerProcessMediansWithEnoughProcesses) {
     EXPECT_NE(one.out.find("U test on per-block times"), std::string::npos) << one.out;
     EXPECT_NE(one.out.find("--processes 5"), std::string::npos) << one.out;
 
+    // The markdown for a pull request: the geomean row, the verdict rule and the same notes.
+    ASSERT_EQ(run_vitals("report " + (dir_ / "one_before.json").string() + " " + (dir_ / "one_after.json").string() +
+                         " --markdown " + (dir_ / "one.md").string())
+                  .exit_code,
+              0);
+    const std::string one_md = slurp(dir_ / "one.md");
+    EXPECT_NE(one_md.find("| geomean | | | +10.00% | | |"), std::string::npos) << one_md;
+    EXPECT_NE(one_md.find("Verdicts: **slower** or **faster** when p < 0.05 and the median changed by more than 1.0%"),
+              std::string::npos)
+        << one_md;
+    EXPECT_NE(one_md.find("> **Note:** 1 case tested on per-block times"), std::string::npos) << one_md;
+
     // report says what `same` means, from the same options.
     ASSERT_EQ(run_vitals("report " + (dir_ / "before.json").string() + " " + (dir_ / "after.json").string() +
                          " --alpha 0.01 --noise-floor 2 --markdown " + (dir_ / "r.md").string())
@@ -368,6 +380,8 @@ TEST_F(Cli, StandardOutputAsAnOutputFile) {
     const CommandResult dash = run_vitals("compare " + a + " " + b + " --json -");
     ASSERT_EQ(dash.exit_code, 0) << dash.err;
     EXPECT_NE(dash.out.find("\"geomean_change\""), std::string::npos) << dash.out;
+    EXPECT_NO_THROW((void)nlohmann::json::parse(dash.out)) << "the table went to stdout too:\n" << dash.out;
+    EXPECT_NE(dash.err.find("geomean"), std::string::npos) << "the table goes to stderr: " << dash.err;
     EXPECT_FALSE(fs::exists("-"));
     const fs::path summary = dir_ / "summary.md";
     std::ofstream(summary) << "first line\n";

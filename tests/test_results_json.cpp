@@ -36,7 +36,7 @@ TEST(ResultsJson, ContextDescribesTheMachine) {
 }
 
 TEST(ResultsJson, OneIterationEntryPerBlockThenAggregates) {
-    const json doc = json::parse(vitals::results_to_json(sample_results(), "bench"));
+    const json doc = json::parse(vitals::results_to_json(sample_results(), "bench", {}, {.time_unit = vitals::TimeUnit::ns}));
     const json& benchmarks = doc.at("benchmarks");
     std::vector<json> iterations, aggregates;
     for (const json& b : benchmarks) {
@@ -99,4 +99,76 @@ TEST(ResultsJson, EscapesAnyName) {
     const json doc = json::parse(vitals::results_to_json(results, "bench"));
     EXPECT_EQ(doc.at("benchmarks")[0].at("label"), task.label);
     EXPECT_EQ(doc.at("benchmarks")[0].at("name"), "weird/\"name\"");
+}
+
+TEST(ResultsJson, TimeUnitIsTheOneGoogleBenchmarkUsersWouldPick) {
+    using vitals::TimeUnit;
+    EXPECT_EQ(vitals::time_unit_for(0.4e-9), TimeUnit::ns);
+    EXPECT_EQ(vitals::time_unit_for(999e-9), TimeUnit::ns);
+    EXPECT_EQ(vitals::time_unit_for(1e-6), TimeUnit::us);
+    EXPECT_EQ(vitals::time_unit_for(47e-6), TimeUnit::us);
+    EXPECT_EQ(vitals::time_unit_for(2.5e-3), TimeUnit::ms);
+    EXPECT_EQ(vitals::time_unit_for(3.0), TimeUnit::s);
+    EXPECT_EQ(vitals::parse_time_unit("ms"), TimeUnit::ms);
+    EXPECT_EQ(vitals::parse_time_unit("fortnights"), std::nullopt);
+    // The sample's median is 250 us per call: every entry of the case is in us.
+    const json doc = json::parse(vitals::results_to_json(sample_results(), "bench"));
+    int entries = 0;
+    for (const json& b : doc.at("benchmarks")) {
+        if (b.at("run_name") != "matmul/128x128/cpu-f32") continue;
+        ++entries;
+        EXPECT_EQ(b.at("time_unit"), "us") << b.at("name");
+        if (b.value("aggregate_name", "") == "median") EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), 250.0);
+        if (b.value("repetition_index", -1) == 0) EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), 100.0);
+    }
+    EXPECT_EQ(entries, 4 + 7);
+    // And read back in seconds, whatever the unit.
+    const auto cases = vitals::parse_results(vitals::results_to_json(sample_results(), "bench"), "mem");
+    ASSERT_FALSE(cases.empty());
+    EXPECT_DOUBLE_EQ(cases[0].seconds[0], 1e-4);
+    EXPECT_EQ(cases[0].aggregate_of, 0u);
+}
+
+TEST(ResultsJson, AggregatesOnlyWritesOneEntryPerAggregateAndReadsBackTheMedian) {
+    const std::string text = vitals::results_to_json(sample_results(), "bench", {}, {.aggregates_only = true});
+    const json doc = json::parse(text);
+    std::size_t aggregates = 0;
+    for (const json& b : doc.at("benchmarks")) {
+        if (b.value("error_occurred", false)) continue;
+        EXPECT_EQ(b.at("run_type"), "aggregate") << b.at("name");
+        ++aggregates;
+    }
+    EXPECT_EQ(aggregates, 7u);
+    const std::vector<vitals::CaseSamples> cases = vitals::parse_results(text, "mem");
+    const vitals::CaseSamples* matmul = vitals::find_samples(cases, "matmul/128x128/cpu-f32");
+    ASSERT_NE(matmul, nullptr);
+    ASSERT_EQ(matmul->seconds.size(), 1u);
+    EXPECT_DOUBLE_EQ(matmul->seconds[0], 2.5e-4);  // the median, not the mean or a block
+    EXPECT_EQ(matmul->aggregate_of, 4u);           // of the file's 4 repetitions
+    const vitals::CaseSamples* skipped = vitals::find_samples(cases, "matmul/128x128/cuda-f32");
+    ASSERT_NE(skipped, nullptr);
+    EXPECT_TRUE(skipped->seconds.empty());
+    EXPECT_EQ(skipped->not_measured, "skipped: no CUDA device found");
+}
+
+TEST(ResultsJson, ReadsGoogleBenchmarkAggregatesOnlyFiles) {
+    // As --benchmark_repetitions=3 --benchmark_report_aggregates_only=true writes it.
+    const std::string text = R"({"context": {}, "benchmarks": [
+        {"name": "BM_A_mean", "run_name": "BM_A", "run_type": "aggregate", "repetitions": 3, "threads": 1,
+         "aggregate_name": "mean", "aggregate_unit": "time", "iterations": 3, "real_time": 12.0, "cpu_time": 12.0, "time_unit": "us"},
+        {"name": "BM_A_median", "run_name": "BM_A", "run_type": "aggregate", "repetitions": 3, "threads": 1,
+         "aggregate_name": "median", "aggregate_unit": "time", "iterations": 3, "real_time": 11.0, "cpu_time": 11.0, "time_unit": "us"},
+        {"name": "BM_A_cv", "run_name": "BM_A", "run_type": "aggregate", "repetitions": 3, "threads": 1,
+         "aggregate_name": "cv", "aggregate_unit": "percentage", "iterations": 3, "real_time": 0.1, "cpu_time": 0.1, "time_unit": "us"},
+        {"name": "BM_B_mean", "run_name": "BM_B", "run_type": "aggregate", "repetitions": 2, "threads": 1,
+         "aggregate_name": "mean", "iterations": 2, "real_time": 3.0, "cpu_time": 3.0, "time_unit": "ms"}]})";
+    const std::vector<vitals::CaseSamples> cases = vitals::parse_results(text, "gb.json");
+    ASSERT_EQ(cases.size(), 2u);
+    EXPECT_EQ(cases[0].name, "BM_A");
+    ASSERT_EQ(cases[0].seconds.size(), 1u);
+    EXPECT_DOUBLE_EQ(cases[0].seconds[0], 11e-6);  // the median
+    EXPECT_EQ(cases[0].aggregate_of, 3u);
+    EXPECT_EQ(cases[1].name, "BM_B");
+    EXPECT_DOUBLE_EQ(cases[1].seconds[0], 3e-3);  // no median: the mean
+    EXPECT_EQ(cases[1].aggregate_of, 2u);
 }
