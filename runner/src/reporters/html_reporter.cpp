@@ -6,6 +6,7 @@
 
 #include "../comparison.hpp"
 #include "markup.hpp"
+#include "reporters.hpp"
 #include "vitals/results.hpp"
 #include "vitals/stats.hpp"
 
@@ -38,26 +39,52 @@ Box box_of(const std::vector<double>& samples) {
 constexpr const char* kColors[] = {"#7f8c9a", "#2b6cb0", "#b7791f", "#6b46c1", "#2f855a"};
 constexpr const char* kVerdictColor[] = {"#2f855a", "#c53030", "#4a5568"};  // faster, slower, same
 
+// Axis ticks at round values (1, 2 or 5 times a power of ten, in the plot's one unit)
+// that cover [lo, hi] in about `count` steps.
+struct Ticks {
+    double first, step;  // in the unit
+    int decimals;
+};
+
+Ticks round_ticks(double lo, double hi, int count) {
+    const double raw = (hi - lo) / count;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = magnitude;
+    for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+        step = m * magnitude;
+        if (step >= raw) break;
+    }
+    const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    return {std::ceil(lo / step - 1e-9) * step, step, decimals};
+}
+
 std::string box_plot_svg(const std::string& name, const std::vector<NamedResults>& files, const CaseIndex& index,
                          const char* after_color) {
     constexpr int kWidth = 760, kLeft = 150, kRight = 110, kRow = 34, kAxis = 30;
     std::vector<std::pair<std::size_t, Box>> boxes;
+    // The axis spans the whiskers, not the outliers: one block at 11x the median must not
+    // squash every box to a line. Outliers past the axis are counted at its edge.
     double lo = INFINITY, hi = -INFINITY;
     for (std::size_t f = 0; f < files.size(); ++f) {
         const CaseSamples* c = index.find(f, name);
         if (c == nullptr || c->seconds.empty()) continue;
         Box b = box_of(c->seconds);
-        lo = std::min({lo, b.low, b.outliers.empty() ? b.low : *std::min_element(b.outliers.begin(), b.outliers.end())});
-        hi = std::max({hi, b.high, b.outliers.empty() ? b.high : *std::max_element(b.outliers.begin(), b.outliers.end())});
+        lo = std::min(lo, b.low);
+        hi = std::max(hi, b.high);
         boxes.emplace_back(f, std::move(b));
     }
     if (boxes.empty()) return "";
-    if (hi <= lo) hi = lo * 1.01 + 1e-12;
-    const double pad = (hi - lo) * 0.05;
+    if (hi <= lo) {  // every block alike: a small window around them
+        const double half = std::max(std::fabs(lo) * 0.01, 1e-12);
+        lo -= half;
+        hi += half;
+    }
+    const double pad = (hi - lo) * 0.08;
     lo = std::max(0.0, lo - pad);
     hi += pad;
     const stats::TimeUnit unit = stats::select_unit(hi);
-    const auto x = [&](double v) { return kLeft + (v - lo) / (hi - lo) * (kWidth - kLeft - kRight); };
+    const double plot_left = kLeft, plot_right = kWidth - kRight;
+    const auto x = [&](double v) { return plot_left + (v - lo) / (hi - lo) * (plot_right - plot_left); };
     const int height = static_cast<int>(boxes.size()) * kRow + kAxis;
     std::string svg = fmt::format(
         R"(<svg width="{0}" height="{1}" viewBox="0 0 {0} {1}" role="img" aria-label="{2}">)",
@@ -75,25 +102,45 @@ std::string box_plot_svg(const std::string& name, const std::vector<NamedResults
         svg += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="1.5"/>)",
                            x(b.p75), y, x(b.high), y, color);
         svg += fmt::format(
-            R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.25" stroke="{}" stroke-width="1.5"><title>IQR {} to {}</title></rect>)",
+            R"(<rect class="box" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.25" stroke="{}" stroke-width="1.5"><title>IQR {} to {}</title></rect>)",
             x(b.p25), y - 10, std::max(1.0, x(b.p75) - x(b.p25)), 20, color, color, stats::format_seconds(b.p25), stats::format_seconds(b.p75));
         svg += fmt::format(
             R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="3"><title>median {4}</title></line>)",
             x(b.median), y - 10, y + 10, color, stats::format_seconds(b.median));
+        std::vector<double> below, above;
         for (double o : b.outliers) {
-            svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"><title>{}</title></circle>)", x(o), y,
-                               color, stats::format_seconds(o));
+            if (o < lo) {
+                below.push_back(o);
+            } else if (o > hi) {
+                above.push_back(o);
+            } else {
+                svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"><title>{}</title></circle>)", x(o), y,
+                                   color, stats::format_seconds(o));
+            }
         }
+        // Outliers off the axis: an arrowhead at its edge, with how many and how far.
+        const auto clipped = [&](const std::vector<double>& off, double edge, double direction) {
+            if (off.empty()) return;
+            const auto [least, most] = std::minmax_element(off.begin(), off.end());
+            const std::string range = off.size() == 1 ? stats::format_seconds(*least)
+                                                      : stats::format_seconds(*least) + " to " + stats::format_seconds(*most);
+            svg += fmt::format(
+                R"(<g class="clipped"><path d="M{0:.1f},{1:.1f} l{2:.1f},-5 l0,10 z" fill="{3}"><title>{4} outlier{5} off the axis: {6}</title></path>)"
+                R"(<text x="{7:.1f}" y="{8:.1f}" class="clipped-count" text-anchor="middle">{4}</text></g>)",
+                edge, y, -7 * direction, color, off.size(), off.size() > 1 ? "s" : "", range, edge - 4 * direction, y - 8);
+        };
+        clipped(below, plot_left, -1);
+        clipped(above, plot_right, 1);
         svg += fmt::format(R"(<text x="{}" y="{:.1f}" class="value">{}</text>)", kWidth - kRight + 10, y + 4,
                            escape_html(stats::format_seconds(b.median)));  // in the margin, clear of the points
     }
     const double axis_y = static_cast<double>(boxes.size()) * kRow + 4;
     svg += fmt::format(R"(<line x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="#a0aec0"/>)", kLeft, axis_y, kWidth - kRight,
                        axis_y);
-    for (int t = 0; t <= 4; ++t) {
-        const double v = lo + (hi - lo) * t / 4.0;
-        svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{:.3g} {}</text>)", x(v),
-                           axis_y + 16, v / unit.scale, unit.name);
+    const Ticks ticks = round_ticks(lo / unit.scale, hi / unit.scale, 5);
+    for (double t = ticks.first; t <= hi / unit.scale + ticks.step * 1e-9; t += ticks.step) {
+        svg += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="tick" text-anchor="middle">{:.{}f} {}</text>)",
+                           x(t * unit.scale), axis_y + 16, t, ticks.decimals, unit.name);
     }
     return svg + "</svg>";
 }
@@ -145,7 +192,14 @@ std::string html_report(const std::vector<NamedResults>& files, const ReportOpti
                                 label.empty() ? "" : "<p class=\"label\">" + escape_html(label) + "</p>", verdict_line,
                                 box_plot_svg(name, files, index, after_color));
     }
-    if (paired) summary += "</tbody></table>";
+    if (paired) {
+        if (!comparison.cases.empty()) {
+            summary += fmt::format(R"(<tr><td>geomean</td><td></td><td></td><td>{}</td><td></td><td></td></tr>)",
+                                   comparison.geomean_change ? percent_change(*comparison.geomean_change) : "n/a");
+        }
+        summary += "</tbody></table>";
+        for (const std::string& note : comparison_notes(comparison)) summary += "<p class=\"note\">Note: " + escape_html(note) + "</p>";
+    }
     std::string files_list;
     for (const auto& [file, cases] : files) files_list += "<li>" + escape_html(file) + fmt::format(" ({} cases)</li>", cases.size());
     return fmt::format(R"(<!DOCTYPE html>
@@ -162,7 +216,7 @@ svg text {{ font-size: 11px; fill: #2d3748; }} svg .tick {{ fill: #718096; }} sv
 <h1>vitals report</h1>
 <ul>{}</ul>
 {}
-<p class="note">Boxes: interquartile range; thick line: median (its value on the right); whiskers: furthest blocks within 1.5 IQR; dots: outliers. Times per call.{}</p>
+<p class="note">Boxes: interquartile range; thick line: median (its value on the right); whiskers: furthest blocks within 1.5 IQR; dots: outliers; an arrowhead at an end of the axis: outliers past it, with their count. Times per call.{}</p>
 {}
 </body></html>
 )",
