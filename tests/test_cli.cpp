@@ -661,6 +661,52 @@ TEST_F(Cli, TracesOfADistributedRunCarryTheRank) {
     EXPECT_EQ(files, 1);
 }
 
+// The job's rank from flags, for workers started without a launcher: HTA reads the rank
+// from distributedInfo alone.
+TEST_F(Cli, ProfileTakesTheRankFromFlags) {
+    const std::string trace = (dir_ / "r.pt.trace.json").string();
+    const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --rank 3 --world-size 4 --trace " + trace);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(slurp(trace));
+    EXPECT_EQ(doc.at("distributedInfo").at("rank"), 3);
+    EXPECT_EQ(doc.at("distributedInfo").at("world_size"), 4);
+    const CommandResult past = run_vitals("profile relu/32x1024/cpu-f32 --rank 4 --world-size 4");
+    EXPECT_EQ(past.exit_code, 2);
+    EXPECT_NE(past.err.find("--rank 4 is not below --world-size 4"), std::string::npos) << past.err;
+    EXPECT_EQ(run_vitals("profile relu/32x1024/cpu-f32 --rank 1").exit_code, 2);  // without --world-size
+}
+
+// compare reads every trace users have: ours gzipped, Kineto's (its span of the whole
+// recording is no operator) and the bare list of torch's legacy profiler; a trace beside
+// a results file is refused, naming both.
+TEST_F(Cli, CompareReadsGzippedKinetoAndLegacyTraces) {
+    const fs::path logs = dir_ / "logs";
+    ASSERT_EQ(run_vitals("profile relu/32x1024/cpu-f32 --steps 1 --gzip --trace-dir " + logs.string()).exit_code, 0);
+    std::string gzipped;
+    for (const auto& entry : fs::directory_iterator(logs)) gzipped = entry.path().string();
+    ASSERT_NE(gzipped.find(".pt.trace.json.gz"), std::string::npos) << gzipped;
+    std::ofstream(dir_ / "kineto.json") << R"json({"schemaVersion": 1, "traceEvents": [
+        {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 0, "dur": 900},
+        {"ph": "X", "cat": "cpu_op", "name": "relu", "pid": 7, "tid": 7, "ts": 10, "dur": 5}]})json";
+    std::ofstream(dir_ / "legacy.json") << R"([
+        {"name": "relu", "ph": "X", "ts": 10.5, "dur": 3.0, "tid": 1, "pid": "CPU functions", "args": {}},
+        {"name": "clamp_min", "ph": "X", "ts": 11.0, "dur": 2.0, "tid": 1, "pid": "CPU functions", "args": {}}])";
+    const CommandResult kineto = run_vitals("compare " + (dir_ / "kineto.json").string() + " " + gzipped);
+    ASSERT_EQ(kineto.exit_code, 0) << kineto.err;
+    EXPECT_NE(kineto.out.find("\nrelu "), std::string::npos) << kineto.out;
+    EXPECT_EQ(kineto.out.find("PyTorch Profiler"), std::string::npos) << kineto.out;
+    const CommandResult legacy = run_vitals("compare " + (dir_ / "legacy.json").string() + " " + (dir_ / "kineto.json").string());
+    ASSERT_EQ(legacy.exit_code, 0) << legacy.err;
+    EXPECT_NE(legacy.out.find("clamp_min"), std::string::npos) << legacy.out;
+    std::ofstream(dir_ / "results.json") << R"({"benchmarks": [{"name": "x", "run_type": "iteration", "real_time": 1, "time_unit": "ns"}]})";
+    const CommandResult mixed = run_vitals("compare " + (dir_ / "results.json").string() + " " + (dir_ / "legacy.json").string());
+    EXPECT_EQ(mixed.exit_code, 2);
+    EXPECT_NE(mixed.err.find("'" + (dir_ / "legacy.json").string() + "' is a trace but '" + (dir_ / "results.json").string() +
+                             "' is not"),
+              std::string::npos)
+        << mixed.err;
+}
+
 // SIGINT (Ctrl-C), SIGTERM and SIGHUP (a batch system's time limit, scancel, a closed
 // terminal) stop the run within a block; what was measured is written beside the
 // results file, marked incomplete, and the complete file from before stays as it was.

@@ -1,6 +1,7 @@
 // Profile sessions: the schedule, recording from many threads, bounded memory, the
 // trace file and the TensorBoard handler.
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -164,6 +165,33 @@ TEST(Profile, EightThreadsLoseNoEvent) {
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].count, kThreads * kScopes);
     EXPECT_EQ(rows[1].count, kThreads * kScopes);
+}
+
+// A thread's name in the trace is its own (pthread_setname_np), or "thread N": never
+// the program's name that every thread inherits.
+TEST(Profile, ThreadsAreNamedByTheirOwnNames) {
+    Profile profile;
+    profile.start();
+    std::thread named([] {
+        pthread_setname_np(pthread_self(), "loader");
+        RecordFunction scope("load");
+    });
+    named.join();
+    std::thread plain([] { RecordFunction scope("compute"); });
+    plain.join();
+    profile.stop();
+    const Trace& t = profile.trace();
+    std::map<std::string, std::string> thread_of;  // event -> its thread's name in the trace
+    const auto doc = nlohmann::json::parse(t.chrome_trace_json());
+    std::map<std::int64_t, std::string> names;
+    for (const auto& e : doc.at("traceEvents")) {
+        if (e.at("ph") == "M" && e.at("name") == "thread_name") names[e.at("tid").get<std::int64_t>()] = e.at("args").at("name");
+    }
+    for (const auto& e : doc.at("traceEvents")) {
+        if (e.at("ph") == "X") thread_of[e.at("name")] = names[e.at("tid").get<std::int64_t>()];
+    }
+    EXPECT_EQ(thread_of.at("load"), "loader");
+    EXPECT_EQ(thread_of.at("compute").rfind("thread ", 0), 0u) << thread_of.at("compute");
 }
 
 TEST(Profile, UnrecordedStepsStoreNothing) {

@@ -14,6 +14,8 @@
 
 #include <array>
 #include <atomic>
+#include <fstream>
+#include <string>
 
 namespace vitals::profiler::detail {
 
@@ -77,12 +79,26 @@ ChunkPool& chunk_pool() {
     return *pool;
 }
 
+// The calling thread's name where it has one of its own. A new thread inherits its
+// creator's name, so one equal to the main thread's (the program's) is no name: the trace
+// then says "thread N". The main thread keeps the program's name.
+std::string own_thread_name(std::int64_t tid) {
+    char name[64] = {};
+    if (pthread_getname_np(pthread_self(), name, sizeof name) != 0) return "";
+    const std::int64_t pid = ::getpid();
+    if (tid == pid) return name;
+    std::ifstream main_comm("/proc/self/task/" + std::to_string(pid) + "/comm");
+    std::string main_name;
+    std::getline(main_comm, main_name);
+    return main_name == name ? "" : name;
+}
+
 class ThreadBuffer {
 public:
-    ThreadBuffer() : current_(chunk_pool().take()), tid_(static_cast<std::int64_t>(::syscall(SYS_gettid))) {
-        char name[64] = {};
-        if (pthread_getname_np(pthread_self(), name, sizeof name) == 0) thread_name_ = name;
-    }
+    ThreadBuffer()
+        : current_(chunk_pool().take()),
+          tid_(static_cast<std::int64_t>(::syscall(SYS_gettid))),
+          thread_name_(own_thread_name(tid_)) {}
     ~ThreadBuffer() {
         chunk_pool().give(current_);
         for (Chunk* c : full_) chunk_pool().give(c);

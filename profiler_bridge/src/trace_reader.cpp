@@ -80,19 +80,24 @@ Trace parse_chrome_trace(std::string_view text, const std::string& name) {
     const nlohmann::json* list = nullptr;
     if (doc.is_object() && doc.contains("traceEvents") && doc.at("traceEvents").is_array()) list = &doc.at("traceEvents");
     if (doc.is_array()) list = &doc;  // the bare-array form of the format
-    if (list == nullptr && !doc.is_object()) {
-        throw std::runtime_error(fmt::format("'{}' is not a Chrome trace (neither an object nor a list)", path.string()));
+    if (list == nullptr) {
+        throw std::runtime_error(fmt::format(
+            "'{}' is not a Chrome trace: expected an object with a \"traceEvents\" list (Kineto, vitals) or a list of "
+            "events (torch's legacy profiler)",
+            path.string()));
     }
-    if (list == nullptr) throw std::runtime_error(fmt::format("'{}' has no \"traceEvents\": not a Chrome trace", path.string()));
     Trace trace;
     std::map<std::int64_t, int> threads;
     try {
         for (const nlohmann::json& e : *list) {
             if (!e.is_object() || e.value("ph", "") != "X") continue;
             const std::string category = e.value("cat", "");
-            // Host work only: device slices and runtime calls are not host operators.
+            // Host work only: device slices and runtime calls are not host operators, and
+            // neither is the span of the whole recording that Kineto adds ("PyTorch
+            // Profiler (0)", category Trace, process "Spans").
             if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" ||
-                category == "gpu_user_annotation" || category == "cuda_runtime" || category == "cuda_driver") {
+                category == "gpu_user_annotation" || category == "cuda_runtime" || category == "cuda_driver" ||
+                category == "Trace" || (e.contains("pid") && e.at("pid") == "Spans")) {
                 continue;
             }
             const auto tid = e.at("tid").is_number() ? e.at("tid").get<std::int64_t>() : 0;

@@ -20,7 +20,12 @@ bool looks_like_trace(const std::string& path) {
     head.resize(static_cast<std::size_t>(in.gcount()));
     // A gzip stream is a trace (tensorboard_trace_handler's .gz): results files are never gzipped.
     const bool gzipped = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
-    return gzipped || head.find("\"traceEvents\"") != std::string::npos || head.find("\"schemaVersion\"") != std::string::npos;
+    // torch's legacy profiler (1.13 without Kineto) writes a bare list of events: a results
+    // file is always an object.
+    const std::size_t first = head.find_first_not_of(" \t\r\n");
+    const bool bare_list = first != std::string::npos && head[first] == '[';
+    return gzipped || bare_list || head.find("\"traceEvents\"") != std::string::npos ||
+           head.find("\"schemaVersion\"") != std::string::npos;
 }
 
 std::string profile_diff_report(const std::string& before_path, const std::string& after_path) {

@@ -23,7 +23,16 @@ public:
     }
 
     int run(const CommandContext&) override {
-        if (looks_like_trace(before_) && looks_like_trace(after_)) {
+        const bool before_is_trace = looks_like_trace(before_), after_is_trace = looks_like_trace(after_);
+        if (before_is_trace != after_is_trace) {
+            const std::string& trace = before_is_trace ? before_ : after_;
+            const std::string& other = before_is_trace ? after_ : before_;
+            throw UsageError(fmt::format("'{}' is a trace but '{}' is not (it is no Chrome trace: neither gzipped, nor a "
+                                         "list of events, nor an object with \"traceEvents\"); compare two traces, or "
+                                         "two results files",
+                                         trace, other));
+        }
+        if (before_is_trace) {
             if (json_path_) throw UsageError("--json applies to results files, not to two traces");
             try {
                 fmt::print("{}", profile_diff_report(before_, after_));

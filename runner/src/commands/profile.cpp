@@ -40,6 +40,14 @@ public:
         trace_file->excludes(trace_dir);
         app.add_option("--worker", worker_, "Worker name in --trace-dir file names (default <host>_<pid>)");
         app.add_flag("--gzip", gzip_, "Gzip the --trace-dir files");
+        auto* rank = app.add_option("--rank", rank_,
+                                    "This process's rank in a job of --world-size processes, written in the traces' "
+                                    "distributedInfo (default: from Slurm, MPI or torchrun variables)")
+                         ->transform(decimal_integer(0, 1'000'000));
+        auto* world = app.add_option("--world-size", world_size_, "Processes in the job (with --rank)")
+                          ->transform(decimal_integer(1, 1'000'000));
+        rank->needs(world);
+        world->needs(rank);
     }
 
     int run(const CommandContext& context) override {
@@ -133,6 +141,12 @@ private:
         } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());
         }
+        if (rank_) {
+            if (*rank_ >= *world_size_) {
+                throw UsageError(fmt::format("--rank {} is not below --world-size {}; ranks count from 0", *rank_, *world_size_));
+            }
+            rank = Shard{*rank_, *world_size_};
+        }
         if (rank) {
             options.rank = rank->index;
             options.world_size = rank->count;
@@ -161,6 +175,7 @@ private:
     int row_limit_ = 100;
     std::optional<std::string> trace_file_, trace_dir_, worker_;
     bool gzip_ = false;
+    std::optional<int> rank_, world_size_;
     int traces_ = 0;
 };
 
