@@ -393,6 +393,31 @@ TEST_F(Cli, StandardOutputAsAnOutputFile) {
     EXPECT_NE(text.find("| case | before | after |"), std::string::npos) << text;
 }
 
+// Every output file can be "-": standard output then carries that file alone (the
+// tables and progress go to standard error), so a pipe reads nothing else.
+TEST_F(Cli, EveryOutputTakesDash) {
+    const auto json_on_stdout = [&](const std::string& args) {
+        const CommandResult r = run_vitals(args);
+        EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+        EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << args << " printed more than its file:\n" << r.out;
+        return r;
+    };
+    const CommandResult run = json_on_stdout("run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.01 --json -");
+    EXPECT_NE(run.err.find("relu"), std::string::npos) << "the table goes to stderr: " << run.err;
+    std::ofstream(dir_ / "run.json") << run.out;
+    json_on_stdout("timeit relu/32x1024/cpu-f32 --min-run-time 0.01 --json -");
+    json_on_stdout("profile relu/32x1024/cpu-f32 --steps 1 --trace -");
+    json_on_stdout("merge " + (dir_ / "run.json").string() + " -o -");
+    const std::string runs = (dir_ / "run.json").string() + " " + (dir_ / "run.json").string();
+    const CommandResult html = run_vitals("report " + runs + " --html -");
+    ASSERT_EQ(html.exit_code, 0) << html.err;
+    EXPECT_EQ(html.out.rfind("<!DOCTYPE html>", 0), 0u) << html.out.substr(0, 200);
+    const CommandResult md = run_vitals("report " + runs + " --markdown -");
+    ASSERT_EQ(md.exit_code, 0) << md.err;
+    EXPECT_EQ(md.out.rfind("**", 0), 0u) << md.out;
+    EXPECT_NE(md.out.find("| geomean |"), std::string::npos) << md.out;
+}
+
 // What a report says must be true of the samples: a zero median before is not "+0.00%
 // same", and names from a file can neither forge markdown rows nor drive the terminal.
 TEST_F(Cli, ReportsStayHonestWithZeroMediansAndHostileNames) {

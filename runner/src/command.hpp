@@ -93,6 +93,13 @@ std::string tagged_path(const std::string& path, const std::string& tag);
 // for launcher variables that disagree.
 std::string output_for_this_rank(const std::string& path);
 
+// For an output file on standard output ("-", /dev/stdout): keeps the real standard
+// output for that file alone and sends everything else printed to standard output to
+// standard error from here on, so that `--json - | jq` reads nothing but the file.
+// Returns the path to write the file to (a /dev/fd/N of the kept descriptor); any other
+// path as it is.
+std::string reserve_standard_output(const std::string& path);
+
 // read_results, with a bad file reported as a UsageError.
 std::vector<CaseSamples> read_results_or_usage_error(const std::string& path);
 // read_results_file, likewise; a file marked incomplete adds a line to `warnings`.

@@ -1,5 +1,7 @@
 // What the commands share: validators, case lookup, results files as input.
 #include <fmt/format.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 #include <re2/re2.h>
 
@@ -8,9 +10,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <cerrno>
 #include <filesystem>
 
 #include "command.hpp"
+#include "vitals/atomic_file.hpp"
 #include "shard.hpp"
 
 namespace vitals::cli {
@@ -172,6 +177,16 @@ void ReportFlags::declare(CLI::App& app) {
     app.add_option("--alpha", alpha, "Significance level of the test (default 0.05)")->check(open_unit_interval());
     app.add_option("--noise-floor", noise_floor_percent, "Changes under this percentage count as same (default 1)")
         ->check(finite_non_negative());
+}
+
+std::string reserve_standard_output(const std::string& path) {
+    if (!is_standard_output(path)) return path;
+    std::fflush(stdout);
+    const int kept = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (kept < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        throw std::runtime_error(fmt::format("cannot keep standard output for '{}': {}", path, std::strerror(errno)));
+    }
+    return fmt::format("/dev/fd/{}", kept);
 }
 
 void ResultsLayoutFlags::declare(CLI::App& app, CLI::Option* json) {

@@ -61,6 +61,7 @@ public:
         if (trace_file_) {
             trace_file_ = output_for_this_rank(*trace_file_);
             check_output_path(*trace_file_);
+            trace_file_ = reserve_standard_output(*trace_file_);
         }
         profiler::ProfileOptions recording = recording_options(c.name);
 

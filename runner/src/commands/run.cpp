@@ -114,6 +114,7 @@ public:
             json_path_ = output_for_this_rank(*json_path_);
             check_output_path(*json_path_);
             if (baseline_) check_outputs_are_not_inputs({*json_path_}, {*baseline_});
+            json_write_path_ = reserve_standard_output(*json_path_);
         }
         std::vector<std::string> baseline_warnings;
         const std::vector<CaseSamples> baseline =
@@ -127,7 +128,7 @@ public:
                                  .incomplete = interrupted,
                                  .cases_planned = selected.size()};
             // An interrupted run never replaces a complete file: it goes beside it.
-            const std::string path = interrupted ? partial_path(*json_path_) : *json_path_;
+            const std::string path = interrupted ? partial_path(json_write_path_) : json_write_path_;
             write_file_atomically(path, results_to_json(results, context.executable, run, layout_.layout()));
             if (interrupted) {
                 fmt::print(stderr, "{} of {} cases measured, marked incomplete, written to {}\n", results.size(),
@@ -252,6 +253,7 @@ private:
     }
 
     std::optional<std::string> filter_, json_path_, shard_, baseline_;
+    std::string json_write_path_;  // json_path_, or the kept standard output's /dev/fd/N
     MeasureOptions measure_;
     std::optional<double> profile_slow_percent_;
     ReportFlags report_;

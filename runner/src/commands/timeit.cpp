@@ -41,6 +41,7 @@ public:
         if (json_path_) {
             json_path_ = output_for_this_rank(*json_path_);
             check_output_path(*json_path_);
+            json_path_ = reserve_standard_output(*json_path_);
         }
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) return print_with_instructions(context, c, std::move(result), count_number);
