@@ -1,0 +1,94 @@
+// The machine's own limits, measured: memory bandwidth at each cache level and peak
+// FLOP/s, of one core and of all of them; and where a case with known work sits
+// against them (a roofline). `vitals machine` prints and caches these figures.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vitals::machine {
+
+// One data (or unified) cache level of core 0, from /sys.
+struct CacheLevel {
+    int level = 0;
+    std::int64_t bytes = 0;
+    int cores_sharing = 1;
+};
+
+// What this machine is, as the cached figures are keyed by.
+struct Identity {
+    std::string host;
+    std::string cpu_model;
+    int cores = 1;                  // online CPUs this process may run on
+    std::vector<CacheLevel> caches; // L1, L2, L3 as present
+    std::string vector_isa;         // the widest vector unit used: "avx512", "avx2" or "scalar"
+};
+Identity identify();
+
+// Bandwidth at one working-set size, in bytes per second (bytes read plus written).
+struct Bandwidth {
+    std::string level;              // "L1", "L2", "L3" or "memory"
+    std::int64_t working_set = 0;   // bytes per thread's buffers together
+    double read = 0, copy = 0, triad = 0;
+};
+
+struct Limits {
+    Identity identity;
+    std::vector<Bandwidth> one_core, all_cores;
+    double peak_f32_one_core = 0, peak_f64_one_core = 0;  // FLOP/s (an FMA is 2)
+    double peak_f32_all_cores = 0, peak_f64_all_cores = 0;
+    std::string measured_at;        // ISO 8601
+    double seconds_taken = 0;
+
+    // The bandwidth a working set of that many bytes meets: the level it fits in (half
+    // a cache at most), of one core or all. Throws std::logic_error with no figures.
+    const Bandwidth& level_for(std::int64_t working_set, bool all_cores = false) const;
+};
+
+// Progress while measuring: what is measured now, and the share done (0..1).
+using Progress = std::function<void(std::string_view what, double done)>;
+
+// Measures everything (about two seconds). Threads: all the CPUs this process may run
+// on, through OpenMP, for the all-core figures.
+Limits measure(const Progress& progress = {});
+
+// The JSON the figures are cached in, and back (std::runtime_error naming the problem).
+std::string to_json(const Limits& limits);
+Limits from_json(std::string_view text, const std::string& name);
+
+// Where the figures of this machine are cached: $VITALS_CACHE_DIR, else
+// $XDG_CACHE_HOME/vitals, else ~/.cache/vitals; one file per host and CPU model.
+std::filesystem::path cache_file(const Identity& identity);
+// The cached figures of this machine, if any were measured on it with the same CPU model.
+std::optional<Limits> load_cached(const Identity& identity);
+// Measured now when `refresh` or nothing is cached, then cached; else from the cache.
+Limits limits(bool refresh = false, const Progress& progress = {});
+
+// The table `vitals machine` prints.
+std::string table(const Limits& limits);
+
+// A case's place on the roofline: its work per call against this machine's limits.
+struct Work {
+    double bytes = 0;   // read plus written per call
+    double flops = 0;   // floating-point operations per call
+    std::int64_t working_set = 0;  // bytes touched per call (default: bytes)
+    int threads = 1;    // the case's thread count: one core's limits, or all cores'
+    bool f64 = false;   // the flops are double precision: the f64 peak bounds them
+};
+struct Placement {
+    double intensity = 0;          // flops per byte (0 without flops)
+    double achieved_flops = 0, achieved_bytes = 0;  // per second
+    std::string level;             // the cache level the working set fits in
+    double bound = 0;              // the attainable rate in the bound's unit
+    bool compute_bound = false;    // peak FLOP/s is the lesser bound
+    double share = 0;              // achieved / bound, 0..(rarely a little over 1)
+    std::string verdict;           // "memory-bound (L2)" or "compute-bound"
+};
+Placement place(const Limits& limits, const Work& work, double seconds_per_call);
+
+}  // namespace vitals::machine

@@ -1,0 +1,229 @@
+// The figures cached per machine, printed as a table, and a case placed against them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "vitals/atomic_file.hpp"
+#include "vitals/machine.hpp"
+
+namespace vitals::machine {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kCacheFormat = 1;
+
+json bandwidths_to_json(const std::vector<Bandwidth>& list) {
+    json out = json::array();
+    for (const Bandwidth& b : list) {
+        out.push_back({{"level", b.level}, {"working_set", b.working_set}, {"read", b.read}, {"copy", b.copy}, {"triad", b.triad}});
+    }
+    return out;
+}
+
+std::vector<Bandwidth> bandwidths_from_json(const json& list) {
+    std::vector<Bandwidth> out;
+    for (const json& b : list) {
+        Bandwidth bw{b.at("level").get<std::string>(), b.at("working_set").get<std::int64_t>(), b.at("read").get<double>(),
+                     b.at("copy").get<double>(), b.at("triad").get<double>()};
+        for (const double v : {bw.read, bw.copy, bw.triad}) {
+            if (!std::isfinite(v) || v <= 0) throw std::runtime_error("a bandwidth of " + std::to_string(v));
+        }
+        out.push_back(std::move(bw));
+    }
+    return out;
+}
+
+// A file name part from any text: letters and digits kept, the rest as '-'.
+std::string slug(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (keep) {
+            out += c;
+        } else if (!out.empty() && out.back() != '-') {
+            out += '-';
+        }
+    }
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    return out.substr(0, 80);
+}
+
+std::string bytes_text(std::int64_t bytes) {
+    if (bytes >= (std::int64_t{1} << 30) && bytes % (std::int64_t{1} << 30) == 0) return fmt::format("{} GiB", bytes >> 30);
+    if (bytes >= (std::int64_t{1} << 20)) return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1 << 20));
+    return fmt::format("{:.0f} KiB", static_cast<double>(bytes) / 1024);
+}
+
+}  // namespace
+
+const Bandwidth& Limits::level_for(std::int64_t working_set, bool all) const {
+    const std::vector<Bandwidth>& list = all ? all_cores : one_core;
+    if (list.empty()) throw std::logic_error("no bandwidth figures");
+    for (const Bandwidth& b : list) {
+        if (working_set <= b.working_set) return b;
+    }
+    return list.back();  // memory
+}
+
+std::string to_json(const Limits& limits) {
+    const Identity& id = limits.identity;
+    json caches = json::array();
+    for (const CacheLevel& c : id.caches) caches.push_back({{"level", c.level}, {"bytes", c.bytes}, {"cores_sharing", c.cores_sharing}});
+    const json doc = {
+        {"vitals_machine_format", kCacheFormat},
+        {"host", id.host},
+        {"cpu_model", id.cpu_model},
+        {"cores", id.cores},
+        {"vector_isa", id.vector_isa},
+        {"caches", caches},
+        {"measured_at", limits.measured_at},
+        {"seconds_taken", limits.seconds_taken},
+        {"bandwidth_one_core", bandwidths_to_json(limits.one_core)},
+        {"bandwidth_all_cores", bandwidths_to_json(limits.all_cores)},
+        {"peak_flops", {{"f32_one_core", limits.peak_f32_one_core},
+                        {"f64_one_core", limits.peak_f64_one_core},
+                        {"f32_all_cores", limits.peak_f32_all_cores},
+                        {"f64_all_cores", limits.peak_f64_all_cores}}},
+    };
+    return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+Limits from_json(std::string_view text, const std::string& name) {
+    try {
+        const json doc = json::parse(text);
+        if (doc.value("vitals_machine_format", 0) != kCacheFormat) {
+            throw std::runtime_error(fmt::format("format {} (this vitals reads {})", doc.value("vitals_machine_format", 0), kCacheFormat));
+        }
+        Limits limits;
+        Identity& id = limits.identity;
+        id.host = doc.at("host").get<std::string>();
+        id.cpu_model = doc.at("cpu_model").get<std::string>();
+        id.cores = doc.at("cores").get<int>();
+        id.vector_isa = doc.at("vector_isa").get<std::string>();
+        for (const json& c : doc.at("caches")) {
+            id.caches.push_back({c.at("level").get<int>(), c.at("bytes").get<std::int64_t>(), c.at("cores_sharing").get<int>()});
+        }
+        limits.measured_at = doc.at("measured_at").get<std::string>();
+        limits.seconds_taken = doc.value("seconds_taken", 0.0);
+        limits.one_core = bandwidths_from_json(doc.at("bandwidth_one_core"));
+        limits.all_cores = bandwidths_from_json(doc.at("bandwidth_all_cores"));
+        const json& peak = doc.at("peak_flops");
+        limits.peak_f32_one_core = peak.at("f32_one_core").get<double>();
+        limits.peak_f64_one_core = peak.at("f64_one_core").get<double>();
+        limits.peak_f32_all_cores = peak.at("f32_all_cores").get<double>();
+        limits.peak_f64_all_cores = peak.at("f64_all_cores").get<double>();
+        for (const double v : {limits.peak_f32_one_core, limits.peak_f64_one_core, limits.peak_f32_all_cores, limits.peak_f64_all_cores}) {
+            if (!std::isfinite(v) || v <= 0) throw std::runtime_error("a peak of " + std::to_string(v));
+        }
+        if (limits.one_core.empty() || limits.all_cores.empty()) throw std::runtime_error("no bandwidth figures");
+        return limits;
+    } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("'{}' holds no machine figures vitals can use ({}); 'vitals machine --refresh' "
+                                             "measures them again",
+                                             name, e.what()));
+    }
+}
+
+std::filesystem::path cache_file(const Identity& id) {
+    std::filesystem::path dir;
+    if (const char* own = std::getenv("VITALS_CACHE_DIR"); own != nullptr && *own != '\0') {
+        dir = own;
+    } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+        dir = std::filesystem::path(xdg) / "vitals";
+    } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+        dir = std::filesystem::path(home) / ".cache" / "vitals";
+    } else {
+        dir = std::filesystem::temp_directory_path() / "vitals";
+    }
+    // The model name in the key: a machine image moved to another CPU measures anew.
+    const std::size_t model_hash = std::hash<std::string>{}(id.cpu_model + "/" + std::to_string(id.cores));
+    return dir / fmt::format("machine-{}-{}-{:08x}.json", slug(id.host), slug(id.cpu_model), model_hash & 0xffffffffu);
+}
+
+std::optional<Limits> load_cached(const Identity& id) {
+    const std::filesystem::path path = cache_file(id);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Limits cached = from_json(text, path.string());
+    if (cached.identity.cpu_model != id.cpu_model || cached.identity.cores != id.cores) return std::nullopt;
+    return cached;
+}
+
+Limits limits(bool refresh, const Progress& progress) {
+    const Identity id = identify();
+    if (!refresh) {
+        if (std::optional<Limits> cached = load_cached(id)) return *cached;
+    }
+    Limits measured = measure(progress);
+    const std::filesystem::path path = cache_file(id);
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    write_file_atomically(path, to_json(measured));
+    return measured;
+}
+
+std::string table(const Limits& limits) {
+    const Identity& id = limits.identity;
+    std::string caches;
+    for (const CacheLevel& c : id.caches) {
+        caches += fmt::format("{}L{} {}{}", caches.empty() ? "" : ", ", c.level, bytes_text(c.bytes),
+                              c.cores_sharing > 1 ? fmt::format(" (shared by {})", c.cores_sharing) : "");
+    }
+    std::string out = fmt::format("{} ({} cores, {}; {})\nmeasured {} in {:.1f} s\n\n", id.cpu_model, id.cores, id.vector_isa,
+                                  caches, limits.measured_at, limits.seconds_taken);
+    const auto section = [&](const char* title, const std::vector<Bandwidth>& list) {
+        out += fmt::format("{:<24}{:>12}{:>12}{:>12}{:>12}\n", title, "per thread", "read", "copy", "triad");
+        for (const Bandwidth& b : list) {
+            out += fmt::format("  {:<22}{:>12}{:>8.1f} GB/s{:>7.1f} GB/s{:>7.1f} GB/s\n", b.level, bytes_text(b.working_set),
+                               b.read / 1e9, b.copy / 1e9, b.triad / 1e9);
+        }
+    };
+    section("bandwidth, one core", limits.one_core);
+    section(fmt::format("bandwidth, {} cores", id.cores).c_str(), limits.all_cores);
+    out += fmt::format("\n{:<24}{:>16}{:>16}\n", "peak (FMA chains)", "f32", "f64");
+    out += fmt::format("  {:<22}{:>10.1f} GFLOP/s{:>8.1f} GFLOP/s\n", "one core", limits.peak_f32_one_core / 1e9,
+                       limits.peak_f64_one_core / 1e9);
+    out += fmt::format("  {:<22}{:>10.1f} GFLOP/s{:>8.1f} GFLOP/s\n", fmt::format("{} cores", id.cores),
+                       limits.peak_f32_all_cores / 1e9, limits.peak_f64_all_cores / 1e9);
+    return out;
+}
+
+Placement place(const Limits& limits, const Work& work, double seconds) {
+    if (!(seconds > 0) || !std::isfinite(seconds)) throw std::invalid_argument("place: the time per call must be positive");
+    Placement p;
+    const bool all = work.threads > 1;
+    const std::int64_t working_set = work.working_set > 0 ? work.working_set : static_cast<std::int64_t>(work.bytes);
+    const Bandwidth& level = limits.level_for(working_set, all);
+    p.level = level.level;
+    // The best streaming rate of that level: what moving the bytes can reach at most.
+    const double bandwidth = std::max({level.read, level.copy, level.triad});
+    const double peak = all ? (work.f64 ? limits.peak_f64_all_cores : limits.peak_f32_all_cores)
+                            : (work.f64 ? limits.peak_f64_one_core : limits.peak_f32_one_core);
+    p.achieved_bytes = work.bytes / seconds;
+    p.achieved_flops = work.flops / seconds;
+    if (work.flops > 0 && work.bytes > 0) {
+        p.intensity = work.flops / work.bytes;
+        p.compute_bound = peak < p.intensity * bandwidth;
+        p.bound = p.compute_bound ? peak : p.intensity * bandwidth;  // FLOP/s
+        p.share = p.achieved_flops / p.bound;
+    } else if (work.flops > 0) {
+        p.compute_bound = true;
+        p.bound = peak;
+        p.share = p.achieved_flops / peak;
+    } else {
+        p.bound = bandwidth;  // bytes per second
+        p.share = p.achieved_bytes / bandwidth;
+    }
+    p.verdict = p.compute_bound ? "compute-bound" : "memory-bound (" + p.level + ")";
+    return p;
+}
+
+}  // namespace vitals::machine

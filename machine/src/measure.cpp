@@ -1,0 +1,214 @@
+// Measuring the limits: each streaming kernel at a working set per cache level, on one
+// core and on all of them at once, and the FMA chains; every figure is the best of a few
+// repetitions (as STREAM and likwid-bench report), each long enough for the clock.
+#include <omp.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <stdexcept>
+
+#include "probes.hpp"
+#include "vitals/machine.hpp"
+#include "vitals/threads.hpp"
+
+namespace vitals::machine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+constexpr std::int64_t kMiB = std::int64_t{1} << 20;
+constexpr double kRepetitionSeconds = 0.002;  // one timed repetition lasts at least this
+constexpr int kRepetitions = 4;               // the best of these is the figure
+
+// One region, touched by the threads that will use it (pages land near them), sliced
+// per thread; unmapped at the end.
+class Region {
+public:
+    explicit Region(std::int64_t bytes) : bytes_(static_cast<std::size_t>(bytes)) {
+        void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::runtime_error("cannot map " + std::to_string(bytes_ >> 20) + " MiB to measure memory bandwidth");
+        base_ = static_cast<std::byte*>(p);
+    }
+    ~Region() { ::munmap(base_, bytes_); }
+    Region(const Region&) = delete;
+    Region& operator=(const Region&) = delete;
+    std::byte* data() const { return base_; }
+    std::size_t size() const { return bytes_; }
+
+private:
+    std::size_t bytes_;
+    std::byte* base_;
+};
+
+enum class Kernel { read, copy, triad };
+
+// One pass of `kernel` over `working_set` bytes at `base`; returns what it read.
+std::uint64_t one_pass(Kernel kernel, std::uint64_t* base, std::int64_t working_set) {
+    const auto words = static_cast<std::size_t>(working_set / 8);
+    switch (kernel) {
+        case Kernel::read: return detail::read_kernel(base, words);
+        case Kernel::copy: detail::copy_kernel(base, base + words / 2, words / 2); return 0;
+        case Kernel::triad: {
+            auto* d = reinterpret_cast<double*>(base);
+            const std::size_t n = words / 3;
+            detail::triad_kernel(d, d + n, d + 2 * n, 1.0000001, n);
+            return 0;
+        }
+    }
+    return 0;
+}
+
+// How many times `work(count)` must repeat for one timed repetition: sized on this
+// thread alone, so that a busy machine cannot shrink it to nothing (a parallel sizing
+// run would time the scheduler, not the work).
+template <class Work>
+std::int64_t repetitions_for(const Work& work, double seconds) {
+    std::int64_t count = 1;
+    for (;;) {
+        const Clock::time_point start = Clock::now();
+        work(count);
+        const double elapsed = seconds_since(start);
+        if (elapsed >= seconds) return count;
+        const double grow = elapsed > 0 ? seconds / elapsed * 1.2 : 16.0;
+        count = std::max(count + 1, static_cast<std::int64_t>(static_cast<double>(count) * std::min(grow, 16.0)));
+    }
+}
+
+// Runs `work(count)` on `threads` threads at once, `repetitions` times, and returns the
+// shortest wall time of one repetition (between two barriers).
+template <class Work>
+double best_parallel_time(const Work& work, std::int64_t count, int threads, int repetitions) {
+    double best = INFINITY;
+    ThreadCountScope scope(threads);
+    for (int r = 0; r < repetitions; ++r) {
+        double elapsed = 0;
+#pragma omp parallel num_threads(threads)
+        {
+            Clock::time_point start;
+#pragma omp barrier
+#pragma omp master
+            start = Clock::now();
+            work(count);
+#pragma omp barrier
+#pragma omp master
+            elapsed = seconds_since(start);
+        }
+        best = std::min(best, elapsed);
+    }
+    return best;
+}
+
+// Bytes per second of `kernel` over `working_set` bytes per thread, `threads` threads
+// at once, each in its own slice of `region` (`stride` bytes apart).
+double stream(Kernel kernel, std::int64_t working_set, int threads, const Region& region, std::int64_t stride) {
+    std::atomic<std::uint64_t> sink{0};
+    const auto passes = [&](std::int64_t count) {
+        const int t = omp_in_parallel() ? omp_get_thread_num() : 0;
+        auto* base = reinterpret_cast<std::uint64_t*>(region.data() + t * stride);
+        std::uint64_t read = 0;
+        for (std::int64_t p = 0; p < count; ++p) read += one_pass(kernel, base, working_set);
+        sink.fetch_add(read, std::memory_order_relaxed);
+    };
+    const std::int64_t count = repetitions_for(passes, kRepetitionSeconds);
+    // Large sets take long enough in one pass for a steady figure from fewer repetitions.
+    const int repetitions = working_set >= 64 * kMiB ? 2 : kRepetitions;
+    const double seconds = best_parallel_time(passes, count, threads, repetitions);
+    if (sink.load() == 1) std::memset(region.data(), 0, 1);  // keeps the reads alive
+    return static_cast<double>(working_set / 8 * 8) * static_cast<double>(count) * threads / seconds;
+}
+
+template <bool f64>
+double peak(int threads) {
+    std::atomic<int> sink{0};
+    const auto chains = [&](std::int64_t iterations) {
+        const double result = f64 ? detail::fma_chain_f64(iterations) : detail::fma_chain_f32(iterations);
+        if (result == 0.5) sink.fetch_add(1);  // keeps the chains alive
+    };
+    const std::int64_t iterations = repetitions_for(chains, 2 * kRepetitionSeconds);
+    const double seconds = best_parallel_time(chains, iterations, threads, kRepetitions);
+    return detail::fma_flops_per_iteration(f64) * static_cast<double>(iterations) * threads / seconds;
+}
+
+std::string now_iso8601() {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char buffer[64];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S%z", &local);
+    return buffer;
+}
+
+}  // namespace
+
+Limits measure(const Progress& progress) {
+    const Clock::time_point begin = Clock::now();
+    Limits limits;
+    limits.identity = identify();
+    const Identity& id = limits.identity;
+    const int threads = std::max(1, id.cores);
+    // Per-thread working sets: half of each cache a thread has to itself (a shared level
+    // is split among the cores sharing it), and for memory well past the last level.
+    struct Level {
+        std::string name;
+        std::int64_t one, all;  // bytes per thread, one core alone / all cores at once
+    };
+    std::vector<Level> levels;
+    std::int64_t last_cache = 0;
+    for (const CacheLevel& c : id.caches) {
+        const int sharing = std::clamp(c.cores_sharing, 1, threads);
+        levels.push_back({"L" + std::to_string(c.level), c.bytes / 2, c.bytes / 2 / sharing});
+        last_cache = std::max(last_cache, c.bytes);
+    }
+    const std::int64_t memory = std::clamp<std::int64_t>(2 * last_cache, 64 * kMiB, 512 * kMiB);
+    levels.push_back({"memory", memory, memory / threads});
+    for (Level& l : levels) {  // whole 4 KiB pages of 8-byte words, divisible by 3 arrays
+        l.one = std::max<std::int64_t>(l.one / 4096 * 4096, 4096);
+        l.all = std::max<std::int64_t>(l.all / 4096 * 4096, 4096);
+    }
+    // One region holds every thread's slice of the largest working set. Slices start
+    // 4 KiB + 64 bytes apart past a page multiple, so that no two alias in the caches.
+    const std::int64_t stride = memory / threads / 4096 * 4096 + 4096 + 64;
+    const Region region(std::max<std::int64_t>(memory, stride * threads) + 4096);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t page = 0; page < static_cast<std::int64_t>(region.size() / 4096); ++page) {
+        region.data()[page * 4096] = std::byte{1};
+    }
+    std::memset(region.data(), 1, region.size());
+
+    const double steps = static_cast<double>(levels.size() * 2 + 1);
+    double done = 0;
+    const auto say = [&](const std::string& what) {
+        if (progress) progress(what, done / steps);
+    };
+    for (const bool all : {false, true}) {
+        for (const Level& l : levels) {
+            say(l.name + (all ? " bandwidth, all cores" : " bandwidth, one core"));
+            const std::int64_t ws = all ? l.all : l.one;
+            const int n = all ? threads : 1;
+            Bandwidth b{l.name, ws, stream(Kernel::read, ws, n, region, stride), stream(Kernel::copy, ws, n, region, stride),
+                        stream(Kernel::triad, ws, n, region, stride)};
+            (all ? limits.all_cores : limits.one_core).push_back(b);
+            ++done;
+        }
+    }
+    say("peak FLOP/s");
+    limits.peak_f32_one_core = peak<false>(1);
+    limits.peak_f64_one_core = peak<true>(1);
+    limits.peak_f32_all_cores = peak<false>(threads);
+    limits.peak_f64_all_cores = peak<true>(threads);
+    ++done;
+    say("done");
+    limits.measured_at = now_iso8601();
+    limits.seconds_taken = seconds_since(begin);
+    return limits;
+}
+
+}  // namespace vitals::machine

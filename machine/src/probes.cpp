@@ -1,0 +1,136 @@
+// The measuring loops. Streaming kernels are plain loops the compiler vectorises, built
+// three times (AVX-512, AVX2, baseline) and picked by the loader for this CPU. FMA
+// chains are written with intrinsics: 12 independent accumulators hide the FMA latency
+// on two FMA units (4 cycles x 2 units = 8 in flight at least).
+#include "probes.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define VITALS_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define VITALS_MULTIVERSION
+#endif
+
+namespace vitals::machine::detail {
+namespace {
+
+constexpr int kChains = 12;
+
+bool has_avx512() {
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+bool has_avx2() {
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) float chains_avx512_f32(std::int64_t iterations) {
+    __m512 acc[kChains];
+    for (int k = 0; k < kChains; ++k) acc[k] = _mm512_set1_ps(1.0f + 0.001f * static_cast<float>(k));
+    const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+    for (std::int64_t i = 0; i < iterations; ++i) {
+        for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_ps(acc[k], a, b);
+    }
+    for (int k = 1; k < kChains; ++k) acc[0] = _mm512_add_ps(acc[0], acc[k]);
+    return _mm512_reduce_add_ps(acc[0]);
+}
+__attribute__((target("avx512f"))) double chains_avx512_f64(std::int64_t iterations) {
+    __m512d acc[kChains];
+    for (int k = 0; k < kChains; ++k) acc[k] = _mm512_set1_pd(1.0 + 0.001 * k);
+    const __m512d a = _mm512_set1_pd(0.999999), b = _mm512_set1_pd(1e-7);
+    for (std::int64_t i = 0; i < iterations; ++i) {
+        for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_pd(acc[k], a, b);
+    }
+    for (int k = 1; k < kChains; ++k) acc[0] = _mm512_add_pd(acc[0], acc[k]);
+    return _mm512_reduce_add_pd(acc[0]);
+}
+__attribute__((target("avx2,fma"))) float chains_avx2_f32(std::int64_t iterations) {
+    __m256 acc[kChains];
+    for (int k = 0; k < kChains; ++k) acc[k] = _mm256_set1_ps(1.0f + 0.001f * static_cast<float>(k));
+    const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+    for (std::int64_t i = 0; i < iterations; ++i) {
+        for (int k = 0; k < kChains; ++k) acc[k] = _mm256_fmadd_ps(acc[k], a, b);
+    }
+    for (int k = 1; k < kChains; ++k) acc[0] = _mm256_add_ps(acc[0], acc[k]);
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, acc[0]);
+    float sum = 0;
+    for (float v : lanes) sum += v;
+    return sum;
+}
+__attribute__((target("avx2,fma"))) double chains_avx2_f64(std::int64_t iterations) {
+    __m256d acc[kChains];
+    for (int k = 0; k < kChains; ++k) acc[k] = _mm256_set1_pd(1.0 + 0.001 * k);
+    const __m256d a = _mm256_set1_pd(0.999999), b = _mm256_set1_pd(1e-7);
+    for (std::int64_t i = 0; i < iterations; ++i) {
+        for (int k = 0; k < kChains; ++k) acc[k] = _mm256_fmadd_pd(acc[k], a, b);
+    }
+    for (int k = 1; k < kChains; ++k) acc[0] = _mm256_add_pd(acc[0], acc[k]);
+    alignas(32) double lanes[4];
+    _mm256_store_pd(lanes, acc[0]);
+    return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+#endif
+
+template <class T>
+T chains_scalar(std::int64_t iterations) {
+    T acc[kChains];
+    for (int k = 0; k < kChains; ++k) acc[k] = T(1) + T(0.001) * static_cast<T>(k);
+    const T a = T(0.999999), b = T(1e-7);
+    for (std::int64_t i = 0; i < iterations; ++i) {
+        for (int k = 0; k < kChains; ++k) acc[k] = acc[k] * a + b;
+    }
+    T sum = 0;
+    for (T v : acc) sum += v;
+    return sum;
+}
+
+}  // namespace
+
+const char* vector_isa() { return has_avx512() ? "avx512" : has_avx2() ? "avx2" : "scalar"; }
+
+double fma_flops_per_iteration(bool f64) {
+    const int lanes = has_avx512() ? 64 / (f64 ? 8 : 4) : has_avx2() ? 32 / (f64 ? 8 : 4) : 1;
+    return 2.0 * kChains * lanes;
+}
+
+float fma_chain_f32(std::int64_t iterations) {
+#if defined(__x86_64__)
+    if (has_avx512()) return chains_avx512_f32(iterations);
+    if (has_avx2()) return chains_avx2_f32(iterations);
+#endif
+    return chains_scalar<float>(iterations);
+}
+
+double fma_chain_f64(std::int64_t iterations) {
+#if defined(__x86_64__)
+    if (has_avx512()) return chains_avx512_f64(iterations);
+    if (has_avx2()) return chains_avx2_f64(iterations);
+#endif
+    return chains_scalar<double>(iterations);
+}
+
+VITALS_MULTIVERSION std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += a[i];
+    return sum;
+}
+
+VITALS_MULTIVERSION void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+VITALS_MULTIVERSION void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s,
+                                      std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+}
+
+}  // namespace vitals::machine::detail

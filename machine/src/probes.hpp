@@ -1,0 +1,25 @@
+// The measuring loops: streaming kernels over buffers and FMA chains, each built for
+// the widest vector unit the CPU has (chosen at run time). Internal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace vitals::machine::detail {
+
+// "avx512", "avx2" or "scalar": what the FMA chains run on this CPU.
+const char* vector_isa();
+
+// Streaming kernels over n elements; each returns something derived from what it read,
+// so that no loop is removed.
+std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n);
+void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n);
+void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s, std::size_t n);
+
+// `iterations` rounds of independent FMA chains; returns their sum. Floating-point
+// operations done: iterations * fma_chain_flops_per_iteration(...).
+float fma_chain_f32(std::int64_t iterations);
+double fma_chain_f64(std::int64_t iterations);
+double fma_flops_per_iteration(bool f64);
+
+}  // namespace vitals::machine::detail
