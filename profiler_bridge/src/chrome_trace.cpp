@@ -156,11 +156,18 @@ void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer&
         first = false;
     };
 
+    // TensorBoard's profiler plugin spans a trace without ProfilerStep#N by its operators
+    // alone, and drops annotations: with no operator at all its total wraps around to
+    // -18446744073709551615us. In such a trace (annotations only) the outermost ones are
+    // written as operators, so that the span is theirs.
+    const bool annotations_only = std::none_of(events.begin(), events.end(), [](const Event& e) {
+        return e.category == Category::cpu_op || e.name.rfind("ProfilerStep#", 0) == 0;
+    });
     // Host events are most of a trace: written with plain appends, no format parsing.
     for (const Event& e : events) {
         next();
-        put(out, e.category == Category::cpu_op ? R"({"ph":"X","cat":"cpu_op","name":)"
-                                                : R"({"ph":"X","cat":"user_annotation","name":)");
+        const bool as_operator = e.category == Category::cpu_op || (annotations_only && e.parent < 0);
+        put(out, as_operator ? R"({"ph":"X","cat":"cpu_op","name":)" : R"({"ph":"X","cat":"user_annotation","name":)");
         append_json_string(out, e.name);
         put(out, R"(,"pid":)");
         put_int(out, pid);
