@@ -29,18 +29,67 @@ void require_device(Device device) {
     }
 }
 
-// A Timer over `body`, which owns its inputs; device work is timed on the ops' stream.
+// A Timer over `body`, which owns its inputs, stating the work of one call; device work
+// is timed on the ops' stream.
 template <class Body>
 vitals::Timer make_timer(Device device, Body body, std::string stmt, std::string label, std::string sub_label,
-                         std::string description) {
+                         std::string description, const vitals::WorkPerCall& work) {
     vitals::TimerOptions options{
         .stmt = vitals::Code(std::move(body), std::move(stmt)),
         .label = std::move(label),
         .sub_label = std::move(sub_label),
         .description = std::move(description),
+        .bytes_per_call = work.bytes,
+        .flops_per_call = work.flops,
+        .items_per_call = work.items,
+        .working_set_bytes = work.working_set,
+        .f64_flops = work.f64,
     };
     if (device == Device::cuda) options.cuda_stream = k::current_stream();
     return vitals::Timer(std::move(options));
+}
+
+double size_of(DType dtype) { return static_cast<double>(k::element_size(dtype)); }
+
+// An m x k by k x n product (plus a bias of n when `bias`): 2mkn flops; its operands
+// read and its result written once.
+vitals::WorkPerCall product_work(double m, double k, double n, DType dtype, bool bias) {
+    const double bytes = (m * k + k * n + m * n + (bias ? n : 0)) * size_of(dtype);
+    return {.bytes = bytes, .flops = 2 * m * k * n + (bias ? m * n : 0), .working_set = bytes, .f64 = dtype == DType::f64};
+}
+
+// An elementwise pass: `elements` read in one dtype and written in another.
+vitals::WorkPerCall elementwise_work(double elements, DType in, DType out) {
+    return {.bytes = elements * (size_of(in) + size_of(out)), .items = elements};
+}
+
+// nonzero of a bool mask of `elements` with a share `density` set: the mask read, and
+// one int64 index written per hit.
+vitals::WorkPerCall nonzero_work(double elements, double density) {
+    return {.bytes = elements + elements * density * 8, .items = elements};
+}
+
+// The tutorial's MLP (512-1024-512, ReLU between) on a batch of 32: the forward's two
+// products, and for a training step also the backward (two products per layer: the
+// gradients of input and weight) and the SGD update (2 flops per parameter); bytes are
+// the parameters and activations read or written, each counted once per pass.
+vitals::WorkPerCall mlp_work(DType dtype, bool train) {
+    const double batch = 32, in = 512, hidden = 1024, out = 512;
+    const double parameters = in * hidden + hidden + hidden * out + out;
+    const double activations = batch * (in + 2 * hidden + out);
+    const double forward_flops = 2 * batch * (in * hidden + hidden * out) + batch * (hidden + out);
+    const double flops = train ? 3 * forward_flops + 2 * parameters : forward_flops;
+    const double bytes = (train ? 4 * parameters + 3 * activations : parameters + activations) * size_of(dtype);
+    return {.bytes = bytes, .flops = flops, .working_set = bytes, .f64 = dtype == DType::f64};
+}
+
+// The case study: before, x > t as a double mask (f64 in, f64 out), copied to the host,
+// then nonzero over the double mask; after, a bool mask of float data and nonzero over it.
+vitals::WorkPerCall mask_indices_work(std::int64_t n, double density, bool before) {
+    const double elements = static_cast<double>(n), indices = elements * density * 8;
+    const double bytes = before ? elements * (8 + 8) + elements * (8 + 8) + elements * 8 + indices
+                                : elements * (4 + 1) + elements * 1 + indices;
+    return {.bytes = bytes, .items = elements};
 }
 
 // "1M" for 1 << 20, "16M" for 16 << 20.
@@ -59,7 +108,8 @@ VITALS_CASES(matmul_cases) {
                                      auto y = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 2));
                                      return make_timer(
                                          device, [x, y] { vitals::do_not_optimize(k::matmul(*x, *y)); }, "matmul(x, y)",
-                                         "x @ y", shape, column(device, k::dtype_short_name(dtype)));
+                                         "x @ y", shape, column(device, k::dtype_short_name(dtype)),
+                                         product_work(n, n, n, dtype, false));
                                  }});
             }
         }
@@ -80,14 +130,15 @@ VITALS_CASES(layer_cases) {
                                  auto b = std::make_shared<Tensor>(Tensor::randn({1024}, dtype, device, 3));
                                  return make_timer(
                                      device, [x, w, b] { vitals::do_not_optimize(k::linear(*x, *w, *b)); },
-                                     "linear(x, w, b)", "Linear(512, 1024)", "32x512", col);
+                                     "linear(x, w, b)", "Linear(512, 1024)", "32x512", col,
+                                     product_work(32, 512, 1024, dtype, true));
                              }});
             cases.push_back({"relu/32x1024/" + where, [=] {
                                  require_device(device);
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 1024}, dtype, device, 1));
                                  return make_timer(
                                      device, [x] { vitals::do_not_optimize(k::relu(*x)); }, "relu(x)", "relu",
-                                     "32x1024", col);
+                                     "32x1024", col, elementwise_work(32 * 1024, dtype, dtype));
                              }});
         }
     }
@@ -112,7 +163,8 @@ VITALS_CASES(mask_cases) {
                              const double threshold = k::density_threshold(percent / 100.0);
                              return make_timer(
                                  device, [x, threshold, mask_dtype] { vitals::do_not_optimize(k::gt(*x, threshold, mask_dtype)); },
-                                 "gt(x, t)", "mask: x > t", sub_label, column(device, k::dtype_short_name(mask_dtype)));
+                                 "gt(x, t)", "mask: x > t", sub_label, column(device, k::dtype_short_name(mask_dtype)),
+                                 elementwise_work(static_cast<double>(n), data_dtype, mask_dtype));
                          }});
                 }
                 cases.push_back({fmt::format("nonzero/{}/{}-bool", shape, k::device_name(device)), [=] {
@@ -121,7 +173,8 @@ VITALS_CASES(mask_cases) {
                                      auto mask = std::make_shared<Tensor>(k::gt(x, k::density_threshold(percent / 100.0)));
                                      return make_timer(
                                          device, [mask] { vitals::do_not_optimize(k::nonzero(*mask)); }, "nonzero(mask)",
-                                         "nonzero", sub_label, column(device, "bool"));
+                                         "nonzero", sub_label, column(device, "bool"),
+                                         nonzero_work(static_cast<double>(n), percent / 100.0));
                                  }});
             }
         }
@@ -141,7 +194,7 @@ VITALS_CASES(model_cases) {
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 7));
                                  return make_timer(
                                      device, [model, x] { vitals::do_not_optimize(model->forward(*x)); }, "model(x)",
-                                     "MLP 512-1024-512", "forward 32x512", col);
+                                     "MLP 512-1024-512", "forward 32x512", col, mlp_work(dtype, false));
                              }});
             cases.push_back({"mlp_train_step/32x512/" + where, [=] {
                                  require_device(device);
@@ -154,7 +207,8 @@ VITALS_CASES(model_cases) {
                                      [model, optimizer, x, target] {
                                          vitals::do_not_optimize(k::train_step(*model, *optimizer, *x, *target));
                                      },
-                                     "train_step(model, sgd, x, target)", "MLP 512-1024-512", "train step 32x512", col);
+                                     "train_step(model, sgd, x, target)", "MLP 512-1024-512", "train step 32x512", col,
+                                     mlp_work(dtype, true));
                              }});
         }
     }
@@ -174,7 +228,8 @@ VITALS_CASES(mask_indices_cases) {
                                  };
                                  return make_timer(device, body,
                                                    before ? "nonzero(copy_to(gt(x64, t, f64), cpu))" : "nonzero(gt(x32, t))",
-                                                   "MASK INDICES", "1M at 50%", column(device, variant));
+                                                   "MASK INDICES", "1M at 50%", column(device, variant),
+                                                   mask_indices_work(std::int64_t{1} << 20, 0.5, before));
                              }});
         }
     }

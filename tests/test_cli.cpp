@@ -418,6 +418,60 @@ TEST_F(Cli, EveryOutputTakesDash) {
     EXPECT_NE(md.out.find("| geomean |"), std::string::npos) << md.out;
 }
 
+// `vitals machine` measures once and caches; --roofline then places cases against it:
+// the matmul is compute-bound, relu (no flops) memory-bound, and the results file keeps
+// the machine's ceilings and each case's point.
+TEST_F(Cli, MachineFiguresAndTheRoofline) {
+    const std::string env = "VITALS_CACHE_DIR=" + (dir_ / "cache").string() + " ";
+    const std::string vitals = std::string(VITALS_BINARY_DIR) + "/bin/vitals ";
+    const CommandResult measured = run_vitals("list >/dev/null; " + env + vitals + "machine --json " + (dir_ / "m.json").string());
+    ASSERT_EQ(measured.exit_code, 0) << measured.err;
+    EXPECT_NE(measured.out.find("bandwidth, one core"), std::string::npos) << measured.out;
+    EXPECT_NE(measured.out.find("peak (FMA chains)"), std::string::npos) << measured.out;
+    EXPECT_NE(measured.err.find("measuring L1 bandwidth, one core"), std::string::npos) << measured.err;
+    const auto figures = nlohmann::json::parse(slurp(dir_ / "m.json"));
+    EXPECT_GT(figures.at("peak_flops").at("f32_one_core").get<double>(), 0);
+    const CommandResult cached = run_vitals("list >/dev/null; " + env + vitals + "machine");
+    ASSERT_EQ(cached.exit_code, 0) << cached.err;
+    EXPECT_NE(cached.err.find("--refresh measures again"), std::string::npos) << cached.err;
+
+    const CommandResult matmul = run_vitals("list >/dev/null; " + env + vitals + "timeit matmul/128x128/cpu-f32 --min-run-time 0.02 --roofline");
+    ASSERT_EQ(matmul.exit_code, 0) << matmul.err;
+    EXPECT_NE(matmul.out.find("  Throughput: "), std::string::npos) << matmul.out;
+    EXPECT_TRUE(std::regex_search(matmul.out, std::regex("  Roofline: [0-9]+% of [0-9.]+ GFLOP/s \\(compute-bound\\), 21.33 flop/byte")))
+        << matmul.out;
+    const std::string results = (dir_ / "r.json").string();
+    const CommandResult run = run_vitals("list >/dev/null; " + env + vitals +
+                                         "run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.02 --roofline --json " + results);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_TRUE(std::regex_search(run.out, std::regex("relu/32x1024/cpu-f32 .* GB/s +[0-9]+%  memory-bound \\(L[123]\\)"))) << run.out;
+    const auto doc = nlohmann::json::parse(slurp(results));
+    EXPECT_TRUE(doc.at("context").contains("vitals_machine"));
+    bool placed = false;
+    for (const auto& b : doc.at("benchmarks")) {
+        if (b.value("aggregate_name", "") == "median") placed = b.contains("vitals_roofline");
+    }
+    EXPECT_TRUE(placed);
+
+    // The HTML report draws the roofline from the file: the ceilings and, for two files,
+    // each case that states its flops as two points joined by an arrow.
+    const std::string matmuls = (dir_ / "mm.json").string(), matmuls2 = (dir_ / "mm2.json").string();
+    for (const std::string& out : {matmuls, matmuls2}) {
+        ASSERT_EQ(run_vitals("list >/dev/null; " + env + vitals + "run --filter '^matmul/128x128/cpu' --min-run-time 0.02 --roofline --json " + out).exit_code, 0);
+    }
+    ASSERT_EQ(run_vitals("report " + matmuls + " " + matmuls2 + " --html " + (dir_ / "r.html").string()).exit_code, 0);
+    const std::string html = slurp(dir_ / "r.html");
+    EXPECT_NE(html.find("class=\"roofline\""), std::string::npos);
+    EXPECT_NE(html.find("f32 peak"), std::string::npos);
+    const auto count = [&](const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+        return n;
+    };
+    EXPECT_EQ(count("<circle class=\"case\""), 4u) << "two matmuls in two files";
+    EXPECT_EQ(count("<line class=\"move\""), 2u) << "an arrow per case";
+}
+
 // What a report says must be true of the samples: a zero median before is not "+0.00%
 // same", and names from a file can neither forge markdown rows nor drive the terminal.
 TEST_F(Cli, ReportsStayHonestWithZeroMediansAndHostileNames) {

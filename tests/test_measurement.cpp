@@ -128,3 +128,15 @@ TEST(Measurement, MedianIntervalIsOneMoreLine) {
     EXPECT_EQ(printed.find("IQR:"), plain.find("IQR:"));
     EXPECT_LT(printed.find("IQR:"), at);
 }
+
+// Stated work adds one throughput line, computed from the median; without it the
+// printed Measurement keeps the reference layout (the goldens above).
+TEST(Measurement, StatedWorkAddsAThroughputLine) {
+    TaskSpec task{.stmt = "f()", .label = "op"};
+    task.work = {.bytes = 2e6, .flops = 4e6, .items = 1e3};
+    const Measurement m(1, {1e-3, 1e-3, 1e-3, 1e-3}, task);  // 1 ms per call
+    const std::string text = m.to_string();
+    EXPECT_NE(text.find("  Throughput: 2.00 GB/s, 4.00 GFLOP/s, 1.00 M items/s\n"), std::string::npos) << text;
+    const Measurement plain(1, {1e-3, 1e-3, 1e-3, 1e-3}, TaskSpec{.stmt = "f()", .label = "op"});
+    EXPECT_EQ(plain.to_string().find("Throughput"), std::string::npos);
+}

@@ -172,3 +172,47 @@ TEST(ResultsJson, ReadsGoogleBenchmarkAggregatesOnlyFiles) {
     EXPECT_DOUBLE_EQ(cases[1].seconds[0], 3e-3);  // no median: the mean
     EXPECT_EQ(cases[1].aggregate_of, 2u);
 }
+
+// Stated work: Google Benchmark's rate counters on every block and on the time
+// aggregates, the work itself for reading back, and a run's roofline points.
+TEST(ResultsJson, WorkBecomesRateCountersAndReadsBack) {
+    TaskSpec task{.stmt = "s", .label = "op"};
+    task.work = {.bytes = 1e6, .flops = 2e6, .items = 10, .working_set = 5e5, .f64 = true};
+    const std::vector<CaseResult> results{CaseResult{"op/1", Measurement(1, {1e-3, 2e-3, 3e-3}, task), "", ""}};
+    vitals::RunContext run;
+    run.ceilings = vitals::MachineCeilings{"Test CPU", 100e9, 50e9, {{"L1", 200e9}, {"memory", 10e9}}};
+    run.roofline.push_back({"op/1", {2.0, 1e9, 20e9, 0.05, "memory-bound (memory)"}});
+    const std::string text = vitals::results_to_json(results, "bench", run);
+    const json doc = json::parse(text);
+    for (const json& b : doc.at("benchmarks")) {
+        const std::string aggregate = b.value("aggregate_name", "");
+        if (b.at("run_type") == "iteration" && b.at("repetition_index") == 1) {
+            EXPECT_DOUBLE_EQ(b.at("bytes_per_second").get<double>(), 1e6 / 2e-3);
+            EXPECT_DOUBLE_EQ(b.at("items_per_second").get<double>(), 10 / 2e-3);
+            EXPECT_DOUBLE_EQ(b.at("flops_per_second").get<double>(), 2e6 / 2e-3);
+        }
+        if (aggregate == "median") {
+            EXPECT_DOUBLE_EQ(b.at("bytes_per_second").get<double>(), 1e6 / 2e-3);
+            EXPECT_EQ(b.at("vitals_roofline").at("verdict"), "memory-bound (memory)");
+        }
+        if (aggregate == "stddev" || aggregate == "cv") EXPECT_FALSE(b.contains("bytes_per_second")) << aggregate;
+    }
+    EXPECT_EQ(doc.at("context").at("vitals_machine").at("peak_f64_flops"), 50e9);
+    const vitals::ResultsFile back = vitals::parse_results_file(text, "mem");
+    ASSERT_EQ(back.cases.size(), 1u);
+    EXPECT_EQ(back.cases[0].work, task.work);
+    ASSERT_TRUE(back.cases[0].roofline.has_value());
+    EXPECT_DOUBLE_EQ(back.cases[0].roofline->share, 0.05);
+    ASSERT_TRUE(back.ceilings.has_value());
+    EXPECT_EQ(back.ceilings->bandwidth.size(), 2u);
+    EXPECT_DOUBLE_EQ(back.ceilings->peak_f32, 100e9);
+    // A hostile figure is an error naming the file and the field.
+    std::string bad = text;
+    bad.replace(bad.find("\"bytes\": 1000000.0"), std::string("\"bytes\": 1000000.0").size(), "\"bytes\": -5");
+    try {
+        (void)vitals::parse_results_file(bad, "bad.json");
+        FAIL() << "a negative byte count was read";
+    } catch (const vitals::ResultsFileError& e) {
+        EXPECT_NE(std::string(e.what()).find("vitals_work.bytes"), std::string::npos) << e.what();
+    }
+}

@@ -178,3 +178,14 @@ TEST(Timer, CollectInstructionsCountsOrSaysHowTo) {
         EXPECT_NE(std::string(e.what()).find("vitals timeit NAME --instructions"), std::string::npos) << e.what();
     }
 }
+
+// Work per call travels into the Measurement; a negative or non-finite figure is refused.
+TEST(Timer, StatedWorkReachesTheMeasurementAndBadWorkIsRefused) {
+    vitals::Timer timer({.stmt = [] {}, .bytes_per_call = 64, .flops_per_call = 8, .items_per_call = 2});
+    const vitals::Measurement m = timer.timeit(10);
+    EXPECT_EQ(m.task_spec().work.bytes, 64);
+    EXPECT_EQ(m.task_spec().work.flops, 8);
+    EXPECT_EQ(m.task_spec().work.items, 2);
+    EXPECT_THROW(vitals::Timer({.stmt = [] {}, .bytes_per_call = -1}), std::invalid_argument);
+    EXPECT_THROW(vitals::Timer({.stmt = [] {}, .flops_per_call = NAN}), std::invalid_argument);
+}

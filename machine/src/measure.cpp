@@ -161,11 +161,17 @@ Limits measure(const Progress& progress) {
         std::int64_t one, all;  // bytes per thread, one core alone / all cores at once
     };
     std::vector<Level> levels;
-    std::int64_t last_cache = 0;
+    std::int64_t last_cache = 0, previous = 0;
     for (const CacheLevel& c : id.caches) {
         const int sharing = std::clamp(c.cores_sharing, 1, threads);
-        levels.push_back({"L" + std::to_string(c.level), c.bytes / 2, c.bytes / 2 / sharing});
+        std::int64_t one = c.bytes / 2;
+        // A shared last level is often reported whole for a machine of which this one is a
+        // slice (a virtual machine lists its host's L3): measured at a set a few private
+        // caches large, it is the speed cases of that size see.
+        if (c.level >= 3 && previous > 0) one = std::min(one, 8 * previous);
+        levels.push_back({"L" + std::to_string(c.level), one, std::min(c.bytes / 2 / sharing, one)});
         last_cache = std::max(last_cache, c.bytes);
+        previous = c.bytes;
     }
     const std::int64_t memory = std::clamp<std::int64_t>(2 * last_cache, 64 * kMiB, 512 * kMiB);
     levels.push_back({"memory", memory, memory / threads});

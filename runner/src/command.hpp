@@ -62,6 +62,7 @@ std::unique_ptr<Command> make_profile_command();
 std::unique_ptr<Command> make_compare_command();
 std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_merge_command();
+std::unique_ptr<Command> make_machine_command();
 
 // --- Shared by the commands (command_support.cpp) -------------------------------------
 

@@ -176,13 +176,25 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         const TaskSpec& task = m.task_spec();
         const TimeUnit unit = layout.time_unit.value_or(time_unit_for(m.median()));
         const double per_second = units_per_second(unit);
-        const auto describe = [&](json& entry) {
+        const WorkPerCall& work = task.work;
+        // `seconds`: the entry's time per call, for Google Benchmark's rate counters
+        // (bytes_per_second, items_per_second) and ours (flops_per_second); none for
+        // aggregates that are no time (stddev, cv, iqr).
+        const auto describe = [&](json& entry, std::optional<double> seconds) {
             entry["label"] = task.label;
             entry["sub_label"] = task.sub_label;
             entry["description"] = task.description;
             entry["env"] = task.env;
             entry["num_threads"] = task.num_threads;
             if (result.instructions) entry["instructions"] = *result.instructions;
+            if (!work.stated()) return;
+            if (seconds && *seconds > 0) {
+                if (work.bytes > 0) entry["bytes_per_second"] = work.bytes / *seconds;
+                if (work.items > 0) entry["items_per_second"] = work.items / *seconds;
+                if (work.flops > 0) entry["flops_per_second"] = work.flops / *seconds;
+            }
+            entry["vitals_work"] = {{"bytes", work.bytes}, {"flops", work.flops}, {"items", work.items},
+                                    {"working_set", work.working_set}, {"f64", work.f64}};
         };
         const std::vector<double> times = m.times();
         const std::vector<double> cpu = m.cpu_times();
@@ -205,7 +217,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                 entry["real_time"] = block_times[b] * per_second;
                 entry["cpu_time"] = (block_cpu.empty() ? block_times[b] : block_cpu[b]) * per_second;
                 entry["time_unit"] = time_unit_name(unit);
-                describe(entry);
+                describe(entry, block_times[b]);
                 if (by_process) entry["vitals_process"] = p;
                 benchmarks.push_back(std::move(entry));
             }
@@ -242,8 +254,19 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["real_time"] = is_time ? a.real * per_second : a.real;
             entry["cpu_time"] = is_time ? a.cpu * per_second : a.cpu;
             entry["time_unit"] = time_unit_name(unit);
-            describe(entry);
+            const std::string_view aggregate(a.name);
+            const bool rate = aggregate == "mean" || aggregate == "median" || aggregate == "p25" || aggregate == "p75";
+            describe(entry, rate ? std::optional<double>(a.real) : std::nullopt);
             if (by_process) entry["vitals_processes"] = result.per_process.size();
+            if (aggregate == "median") {
+                const auto placed = std::find_if(run.roofline.begin(), run.roofline.end(),
+                                                 [&](const RooflineRecord& r) { return r.name == result.name; });
+                if (placed != run.roofline.end()) {
+                    const RooflinePoint& p = placed->point;
+                    entry["vitals_roofline"] = {{"intensity", p.intensity}, {"achieved", p.achieved}, {"bound", p.bound},
+                                                {"share", p.share}, {"verdict", p.verdict}};
+                }
+            }
             if (std::string_view(a.name) == "median" && m.median_interval()) {  // a precision-driven run
                 entry["vitals_median_ci_low"] = m.median_interval()->low * per_second;
                 entry["vitals_median_ci_high"] = m.median_interval()->high * per_second;
@@ -254,6 +277,14 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         ++family_index;
     }
     json document = {{"context", context(executable, run)}, {"benchmarks", std::move(benchmarks)}};
+    if (run.ceilings) {
+        json bandwidth = json::array();
+        for (const auto& [level, rate] : run.ceilings->bandwidth) bandwidth.push_back({{"level", level}, {"bytes_per_second", rate}});
+        document["context"]["vitals_machine"] = {{"cpu_model", run.ceilings->cpu_model},
+                                                 {"peak_f32_flops", run.ceilings->peak_f32},
+                                                 {"peak_f64_flops", run.ceilings->peak_f64},
+                                                 {"bandwidth", bandwidth}};
+    }
     if (run.incomplete) {  // marked, so that no one mistakes it for a whole run
         document["context"]["vitals_incomplete"] = true;
         document["context"]["vitals_cases_planned"] = run.cases_planned;

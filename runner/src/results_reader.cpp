@@ -84,6 +84,54 @@ double seconds_per_unit(const std::string& unit, const std::string& path) {
     throw ResultsFileError(fmt::format("'{}' uses an unknown time_unit '{}' (expected ns, us, ms or s)", path, unit));
 }
 
+// A number read from an outside file: finite and >= 0, or an error naming where.
+double non_negative(const json& value, const std::string& path, const std::string& where) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
+        throw ResultsFileError(fmt::format("'{}': {} is {}; expected a finite number >= 0", path, where,
+                                           value.dump(-1, ' ', false, json::error_handler_t::replace)));
+    }
+    return value.get<double>();
+}
+
+WorkPerCall read_work(const json& w, const std::string& path, const std::string& name) {
+    WorkPerCall work;
+    if (!w.is_object()) throw ResultsFileError(fmt::format("'{}': the vitals_work of case '{}' is not an object", path, name));
+    const auto field = [&](const char* key) {
+        return w.contains(key) ? non_negative(w.at(key), path, fmt::format("vitals_work.{} of case '{}'", key, name)) : 0.0;
+    };
+    work.bytes = field("bytes");
+    work.flops = field("flops");
+    work.items = field("items");
+    work.working_set = field("working_set");
+    work.f64 = w.contains("f64") && w.at("f64").is_boolean() && w.at("f64").get<bool>();
+    return work;
+}
+
+RooflinePoint read_roofline(const json& r, const std::string& path, const std::string& name) {
+    if (!r.is_object()) throw ResultsFileError(fmt::format("'{}': the vitals_roofline of case '{}' is not an object", path, name));
+    const auto field = [&](const char* key) {
+        return non_negative(r.contains(key) ? r.at(key) : json(), path, fmt::format("vitals_roofline.{} of case '{}'", key, name));
+    };
+    RooflinePoint p{field("intensity"), field("achieved"), field("bound"), field("share"), r.value("verdict", "")};
+    return p;
+}
+
+MachineCeilings read_ceilings(const json& m, const std::string& path) {
+    if (!m.is_object()) throw ResultsFileError(fmt::format("'{}': context.vitals_machine is not an object", path));
+    MachineCeilings c;
+    c.cpu_model = m.value("cpu_model", "");
+    c.peak_f32 = non_negative(m.contains("peak_f32_flops") ? m.at("peak_f32_flops") : json(), path, "vitals_machine.peak_f32_flops");
+    c.peak_f64 = non_negative(m.contains("peak_f64_flops") ? m.at("peak_f64_flops") : json(), path, "vitals_machine.peak_f64_flops");
+    if (m.contains("bandwidth") && m.at("bandwidth").is_array()) {
+        for (const json& b : m.at("bandwidth")) {
+            if (!b.is_object()) continue;
+            c.bandwidth.emplace_back(b.value("level", ""), non_negative(b.contains("bytes_per_second") ? b.at("bytes_per_second") : json(),
+                                                                        path, "vitals_machine.bandwidth"));
+        }
+    }
+    return c;
+}
+
 }  // namespace
 
 const CaseSamples* find_samples(const std::vector<CaseSamples>& cases, std::string_view name) {
@@ -171,6 +219,16 @@ ResultsFile parse_results_file(std::string_view text, const std::string& path) {
                 cases[it->second].instructions = b.at("instructions").get<double>();
             }
         }
+        for (const json& b : benchmarks_of(doc, path)) {  // work and roofline, from any entry of a case
+            if (!b.is_object() || (!b.contains("vitals_work") && !b.contains("vitals_roofline"))) continue;
+            const std::string name = b.contains("run_name") ? b.at("run_name").get<std::string>() : b.at("name").get<std::string>();
+            CaseSamples& c = cases[index.at(name)];
+            if (b.contains("vitals_work")) c.work = read_work(b.at("vitals_work"), path, name);
+            if (b.contains("vitals_roofline")) c.roofline = read_roofline(b.at("vitals_roofline"), path, name);
+        }
+        if (doc.is_object() && doc.contains("context") && doc.at("context").contains("vitals_machine")) {
+            file.ceilings = read_ceilings(doc.at("context").at("vitals_machine"), path);
+        }
         for (CaseSamples& c : cases) {  // cases with aggregates only
             const auto found = aggregates.find(c.name);
             if (!c.seconds.empty() || found == aggregates.end()) continue;
@@ -229,7 +287,8 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
             c.raw.push_back(b.at("real_time").get<double>() * scale);
             c.cpu.push_back(b.at("cpu_time").get<double>() * scale);
             c.task = TaskSpec{"", "", "", b.value("label", ""), b.value("sub_label", ""), b.value("description", ""),
-                              b.value("env", ""), b.value("num_threads", 1)};
+                              b.value("env", ""), b.value("num_threads", 1),
+                              b.contains("vitals_work") ? read_work(b.at("vitals_work"), path, name) : WorkPerCall{}};
             if (b.contains("instructions") && b.at("instructions").is_number()) c.result.instructions = b.at("instructions").get<double>();
         }
         std::vector<CaseResult> out;

@@ -23,6 +23,7 @@ const std::vector<CommandEntry>& command_table() {
         {"report", "Draw results files: an HTML page of box plots, or markdown", &make_report_command},
         {"merge", "Join results files (e.g. shards) into one", &make_merge_command},
         {"profile", "Run a case's statement step by step under the profiler; print tables", &make_profile_command},
+        {"machine", "Measure this machine's bandwidth per cache level and peak FLOP/s (cached)", &make_machine_command},
     };
     return table;
 }

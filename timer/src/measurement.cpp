@@ -172,6 +172,23 @@ std::string Measurement::to_string() const {
         out += fmt::format("  IQR:    {:.2f} {} ({:.2f} to {:.2f})\n", in_unit(iqr()), unit.name, in_unit(p25_),
                            in_unit(p75_), unit.name);
     }
+    if (const WorkPerCall& work = task_spec_.work; work.stated() && median_ > 0) {  // only when stated
+        std::string rates;
+        const auto add = [&](double per_call, double scale, const char* unit) {
+            if (per_call > 0) rates += fmt::format("{}{:.2f} {}", rates.empty() ? "" : ", ", per_call / median_ / scale, unit);
+        };
+        add(work.bytes, 1e9, "GB/s");
+        add(work.flops, 1e9, "GFLOP/s");
+        if (work.items > 0) {  // items in whichever of k, M, G reads best
+            const double rate = work.items / median_;
+            const auto [scale, unit] = rate >= 1e9 ? std::pair{1e9, "G items/s"}
+                                       : rate >= 1e6 ? std::pair{1e6, "M items/s"}
+                                       : rate >= 1e3 ? std::pair{1e3, "k items/s"}
+                                                     : std::pair{1.0, "items/s"};
+            add(work.items, scale, unit);
+        }
+        out += fmt::format("  Throughput: {}\n", rates);
+    }
     if (median_interval_) {  // only after a precision-driven run: the reference layout otherwise
         const MedianInterval& ci = *median_interval_;
         out += fmt::format("  {:.0f}% CI of the median: {:.2f} to {:.2f} {} ({:+.2f}% to {:+.2f}%)\n",

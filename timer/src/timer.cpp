@@ -31,8 +31,9 @@ void require_positive_finite(double value, const char* what) {
 }
 
 TaskSpec task_spec_of(const TimerOptions& o) {
-    return TaskSpec{o.stmt.text(), o.setup.text(), o.global_setup.text(), o.label, o.sub_label, o.description,
-                    o.env,         o.num_threads};
+    return TaskSpec{o.stmt.text(), o.setup.text(), o.global_setup.text(), o.label, o.sub_label, o.description, o.env,
+                    o.num_threads,
+                    WorkPerCall{o.bytes_per_call, o.flops_per_call, o.items_per_call, o.working_set_bytes, o.f64_flops}};
 }
 
 }  // namespace
@@ -82,6 +83,14 @@ Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(ta
     }
     if (options_.num_threads < 1) {
         throw std::invalid_argument(fmt::format("Timer: .num_threads must be >= 1, got {}", options_.num_threads));
+    }
+    for (const auto& [value, name] : {std::pair{options_.bytes_per_call, ".bytes_per_call"},
+                                      std::pair{options_.flops_per_call, ".flops_per_call"},
+                                      std::pair{options_.items_per_call, ".items_per_call"},
+                                      std::pair{options_.working_set_bytes, ".working_set_bytes"}}) {
+        if (!std::isfinite(value) || value < 0) {
+            throw std::invalid_argument(fmt::format("Timer: {} must be a finite number >= 0 (0: not stated), got {}", name, value));
+        }
     }
 }
 

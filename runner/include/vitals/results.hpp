@@ -27,11 +27,36 @@ struct CaseResult {
 
 inline constexpr int kResultsSchemaVersion = 1;
 
+// A case against its machine's limits, as `run --roofline` wrote it.
+struct RooflinePoint {
+    double intensity = 0;         // flops per byte; 0 without flops
+    double achieved = 0;          // FLOP/s, or bytes per second without flops
+    double bound = 0;             // the attainable rate, same unit
+    double share = 0;             // achieved / bound
+    std::string verdict;          // "memory-bound (L2)", "compute-bound"
+};
+
+// The machine ceilings a run wrote (run --roofline): for drawing the roofline.
+struct MachineCeilings {
+    std::string cpu_model;
+    double peak_f32 = 0, peak_f64 = 0;  // FLOP/s, of the cores the cases used
+    std::vector<std::pair<std::string, double>> bandwidth;  // level, best bytes per second
+};
+
+// A case's place on the roofline, for the results file.
+struct RooflineRecord {
+    std::string name;
+    RooflinePoint point;
+};
+
 // How the run that produced the results went, for the document's context.
 struct RunContext {
     std::string shard;               // "K/N" when this process ran one shard
     bool incomplete = false;         // interrupted: fewer cases than planned were measured
     std::size_t cases_planned = 0;   // with incomplete: how many the run meant to measure
+    // With --roofline: the machine's ceilings and each placed case's point.
+    std::optional<MachineCeilings> ceilings;
+    std::vector<RooflineRecord> roofline;
 };
 
 // The unit of a results file's times, Google Benchmark's `time_unit`.
@@ -68,6 +93,10 @@ struct CaseSamples {
     std::vector<int> process;  // per block, the process that measured it (all 0: one process)
     // Why there are no blocks: "failed: ..." or "skipped: ..." as the run recorded it.
     std::string not_measured;
+    // The work of one call, when the run stated it (vitals_work).
+    WorkPerCall work;
+    // Where the run placed the case against its machine's limits (run --roofline).
+    std::optional<RooflinePoint> roofline;
     // Read from a file of aggregates only: `seconds` holds one value, the median (or the
     // mean where the file has no median) of this many repetitions. 0: per-block times.
     std::size_t aggregate_of = 0;
@@ -80,6 +109,7 @@ struct CaseSamples {
 // A results file read back: its cases, and whether its run was interrupted.
 struct ResultsFile {
     std::vector<CaseSamples> cases;
+    std::optional<MachineCeilings> ceilings;
     bool incomplete = false;        // marked so by an interrupted run (or a merge of one)
     std::size_t cases_planned = 0;  // with incomplete, when known
 };
@@ -115,7 +145,10 @@ struct ReportOptions {
 
 // One self-contained HTML page (inline SVG box plots, no scripts) of the cases in one or
 // more runs; with exactly two, the second is "after" the first, with verdicts.
-std::string html_report(const std::vector<NamedResults>& runs, const ReportOptions& options = {});
+// With `ceilings` (each run's, as read from its file; run --roofline writes them) the page
+// also draws the roofline of the cases that state their flops.
+std::string html_report(const std::vector<NamedResults>& runs, const ReportOptions& options = {},
+                        const std::vector<std::optional<MachineCeilings>>& ceilings = {});
 // The same as markdown tables, for a pull request.
 std::string markdown_report(const std::vector<NamedResults>& runs, const ReportOptions& options = {});
 // Reads a results file that vitals wrote back into CaseResults (measurements rebuilt

@@ -29,10 +29,15 @@ public:
         for (const std::filesystem::path& out : outputs) check_output_path(out);
         check_outputs_are_not_inputs(outputs, {inputs_.begin(), inputs_.end()});
         std::vector<NamedResults> runs;
+        std::vector<std::optional<MachineCeilings>> ceilings;
         std::vector<std::string> warnings;
-        for (const std::string& path : inputs_) runs.emplace_back(path, read_results_file_or_usage_error(path, warnings).cases);
+        for (const std::string& path : inputs_) {
+            ResultsFile file = read_results_file_or_usage_error(path, warnings);
+            runs.emplace_back(path, std::move(file.cases));
+            ceilings.push_back(std::move(file.ceilings));
+        }
         for (const std::string& warning : warnings) fmt::print(stderr, "vitals: warning: {}\n", warning);
-        if (html_) write_file_atomically(*html_, html_report(runs, report_.options()));
+        if (html_) write_file_atomically(*html_, html_report(runs, report_.options(), ceilings));
         if (markdown_) write_file_atomically(*markdown_, markdown_report(runs, report_.options()));
         return 0;
     }

@@ -13,6 +13,7 @@
 #include "../comparison.hpp"
 #include "../measure_flags.hpp"
 #include "../reporters/reporters.hpp"
+#include "../roofline.hpp"
 #include "../shard.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
@@ -90,6 +91,9 @@ public:
             ->check(finite_non_negative())
             ->needs(baseline);
         report_.declare(app);
+        app.add_flag("--roofline", roofline_,
+                     "Place every case that states its work against this machine's limits (measured once by "
+                     "'vitals machine', then cached): a table after the Compare tables, and the results file");
     }
 
     int run(const CommandContext& context) override {
@@ -123,10 +127,18 @@ public:
         bool interrupted = false;
         const std::vector<CaseResult> results =
             processes_ > 1 ? measure_in_processes(selected, shard, interrupted) : measure_all(selected, interrupted);
+        RunContext run{.shard = shard ? shard->to_string() : "", .incomplete = interrupted, .cases_planned = selected.size()};
+        if (roofline_ && !interrupted) {
+            const machine::Limits limits = limits_for_roofline();
+            for (const CaseResult& r : results) {
+                if (!r.measurement) continue;
+                if (const std::optional<RooflinePoint> point = place_case(limits, *r.measurement)) run.roofline.push_back({r.name, *point});
+            }
+            run.ceilings = ceilings_of(limits);
+            fmt::print("{}", run.roofline.empty() ? std::string("\nroofline: no case states its work per call\n")
+                                                  : roofline_table(results, run.roofline));
+        }
         if (json_path_) {
-            const RunContext run{.shard = shard ? shard->to_string() : "",
-                                 .incomplete = interrupted,
-                                 .cases_planned = selected.size()};
             // An interrupted run never replaces a complete file: it goes beside it.
             const std::string path = interrupted ? partial_path(json_write_path_) : json_write_path_;
             write_file_atomically(path, results_to_json(results, context.executable, run, layout_.layout()));
@@ -258,6 +270,7 @@ private:
     std::optional<double> profile_slow_percent_;
     ReportFlags report_;
     ResultsLayoutFlags layout_;
+    bool roofline_ = false;
     int processes_ = 1;
 };
 

@@ -5,6 +5,7 @@
 
 #include "../command.hpp"
 #include "../measure_flags.hpp"
+#include "../roofline.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/instructions.hpp"
 #include "vitals/process.hpp"
@@ -25,6 +26,8 @@ public:
             ->excludes("--min-run-time");
         auto* json = app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
         layout_.declare(app, json);
+        app.add_flag("--roofline", roofline_,
+                     "Also place the case against this machine's limits (measured once by 'vitals machine', then cached)");
         app.add_flag("--instructions", instructions_,
                      "Also count instructions per call (hardware counters, or a run under Callgrind)");
     }
@@ -46,8 +49,22 @@ public:
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) return print_with_instructions(context, c, std::move(result), count_number);
         if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
-        if (result.measurement) fmt::print("{}\n", result.measurement->to_string());
-        if (json_path_) write_file_atomically(*json_path_, results_to_json({result}, context.executable, {}, layout_.layout()));
+        RunContext run;
+        if (result.measurement) {
+            fmt::print("{}\n", result.measurement->to_string());
+            if (roofline_) {
+                const machine::Limits limits = limits_for_roofline();
+                if (const std::optional<RooflinePoint> point = place_case(limits, *result.measurement)) {
+                    fmt::print("{}\n", roofline_line(*point, result.measurement->task_spec().work));
+                    run.roofline.push_back({c.name, *point});
+                    run.ceilings = ceilings_of(limits);
+                } else {
+                    fmt::print("  Roofline: the case states no bytes or flops per call (TimerOptions::bytes_per_call, "
+                               ".flops_per_call)\n");
+                }
+            }
+        }
+        if (json_path_) write_file_atomically(*json_path_, results_to_json({result}, context.executable, run, layout_.layout()));
         if (!result.error.empty()) {
             print_error(result.error);
             return kExitFailure;
@@ -83,6 +100,7 @@ private:
     std::optional<std::string> json_path_;
     ResultsLayoutFlags layout_;
     bool instructions_ = false;
+    bool roofline_ = false;
 };
 
 }  // namespace

@@ -147,7 +147,8 @@ std::string box_plot_svg(const std::string& name, const std::vector<NamedResults
 
 }  // namespace
 
-std::string html_report(const std::vector<NamedResults>& files, const ReportOptions& options) {
+std::string html_report(const std::vector<NamedResults>& files, const ReportOptions& options,
+                        const std::vector<std::optional<MachineCeilings>>& ceilings) {
     const bool paired = files.size() == 2;
     const Comparison comparison =
         paired ? compare_cases(files[0].first, files[0].second, files[1].first, files[1].second, options) : Comparison{};
@@ -216,11 +217,12 @@ svg text {{ font-size: 11px; fill: #2d3748; }} svg .tick {{ fill: #718096; }} sv
 <h1>vitals report</h1>
 <ul>{}</ul>
 {}
+{}
 <p class="note">Boxes: interquartile range; thick line: median (its value on the right); whiskers: furthest blocks within 1.5 IQR; dots: outliers; an arrowhead at an end of the axis: outliers past it, with their count. Times per call.{}</p>
 {}
 </body></html>
 )",
-                       files_list, summary,
+                       files_list, summary, roofline_svg(files, ceilings),
                        paired && !comparison.cases.empty() ? " Verdicts: same means " + escape_html(comparison.meaning_of_same()) + "."
                                                             : "",
                        sections);

@@ -3,6 +3,7 @@
 // whole runs. Internal to the runner.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ std::string render_comparison_text(const Comparison& comparison);
 // sentence each, without the "note: " prefix): single-process sides, too few
 // processes or blocks, cases read from aggregates only.
 std::vector<std::string> comparison_notes(const Comparison& comparison);
+// The roofline of the runs' cases that state their flops, on the first run's machine
+// ceilings that are known (inline SVG and a caption); "" when there is nothing to draw.
+std::string roofline_svg(const std::vector<NamedResults>& runs, const std::vector<std::optional<MachineCeilings>>& ceilings);
 // The same as a JSON document (compare --json).
 std::string render_comparison_json(const Comparison& comparison);
 

@@ -1,0 +1,125 @@
+// The machine's limits: the cached figures read back, the roofline placement against
+// hand-computed values, and a real (short) measurement that must be self-consistent.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "vitals/machine.hpp"
+
+using namespace vitals::machine;
+
+namespace {
+
+// A machine with round figures: L1 32 KiB / L2 1 MiB per core, 100/50/10 GB/s one core,
+// 4 cores at 4x, 100 GFLOP/s f32 and 50 f64 per core.
+Limits round_machine() {
+    Limits l;
+    l.identity = {"host", "Test CPU 9000", 4, {{1, 32 << 10, 1}, {2, 1 << 20, 1}}, "avx2"};
+    l.one_core = {{"L1", 16 << 10, 100e9, 90e9, 80e9}, {"L2", 512 << 10, 50e9, 45e9, 40e9}, {"memory", 64 << 20, 10e9, 9e9, 8e9}};
+    l.all_cores = {{"L1", 16 << 10, 400e9, 360e9, 320e9}, {"L2", 512 << 10, 200e9, 180e9, 160e9}, {"memory", 16 << 20, 20e9, 18e9, 16e9}};
+    l.peak_f32_one_core = 100e9;
+    l.peak_f64_one_core = 50e9;
+    l.peak_f32_all_cores = 400e9;
+    l.peak_f64_all_cores = 200e9;
+    l.measured_at = "2026-12-01T00:00:00+0000";
+    return l;
+}
+
+}  // namespace
+
+TEST(Machine, FiguresRoundTripThroughTheCacheFile) {
+    const Limits l = round_machine();
+    const Limits back = from_json(to_json(l), "mem");
+    EXPECT_EQ(back.identity.cpu_model, "Test CPU 9000");
+    EXPECT_EQ(back.identity.cores, 4);
+    ASSERT_EQ(back.identity.caches.size(), 2u);
+    EXPECT_EQ(back.identity.caches[1].bytes, 1 << 20);
+    ASSERT_EQ(back.one_core.size(), 3u);
+    EXPECT_EQ(back.one_core[1].level, "L2");
+    EXPECT_DOUBLE_EQ(back.one_core[1].copy, 45e9);
+    EXPECT_DOUBLE_EQ(back.peak_f64_all_cores, 200e9);
+    EXPECT_THROW(from_json("{}", "empty.json"), std::runtime_error);
+    try {
+        from_json(R"({"vitals_machine_format": 1, "host": "h"})", "part.json");
+        FAIL() << "a file without figures was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("'part.json'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("--refresh"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Machine, CacheFileIsPerHostAndCpuModel) {
+    Identity a{"box", "CPU A", 8, {}, "avx2"}, b{"box", "CPU B", 8, {}, "avx2"};
+    setenv("VITALS_CACHE_DIR", "/tmp/vitals-machine-test", 1);
+    EXPECT_EQ(cache_file(a).parent_path(), "/tmp/vitals-machine-test");
+    EXPECT_NE(cache_file(a), cache_file(b));
+    EXPECT_NE(cache_file(a).filename().string().find("CPU-A"), std::string::npos) << cache_file(a);
+    unsetenv("VITALS_CACHE_DIR");
+}
+
+TEST(Machine, LevelForAWorkingSet) {
+    const Limits l = round_machine();
+    EXPECT_EQ(l.level_for(8 << 10).level, "L1");
+    EXPECT_EQ(l.level_for(16 << 10).level, "L1");
+    EXPECT_EQ(l.level_for((16 << 10) + 1).level, "L2");
+    EXPECT_EQ(l.level_for(1 << 30).level, "memory");
+    EXPECT_EQ(l.level_for(20 << 20, true).level, "memory");
+}
+
+TEST(Machine, RooflinePlacementByHand) {
+    const Limits l = round_machine();
+    // A copy of 256 KiB each way in 10 us on one core: 512 KiB moved, fits L2 (50 GB/s best).
+    const Placement copy = place(l, {.bytes = 512 << 10, .working_set = 512 << 10}, 10e-6);
+    EXPECT_EQ(copy.level, "L2");
+    EXPECT_FALSE(copy.compute_bound);
+    EXPECT_DOUBLE_EQ(copy.bound, 50e9);
+    EXPECT_NEAR(copy.share, (512.0 * 1024 / 10e-6) / 50e9, 1e-12);
+    EXPECT_EQ(copy.verdict, "memory-bound (L2)");
+    // A 128x128 f32 matmul: 2 * 128^3 flops over 3 * 64 KiB, in 50 us, one core.
+    const double flops = 2.0 * 128 * 128 * 128, bytes = 3.0 * 128 * 128 * 4;
+    const Placement mm = place(l, {.bytes = bytes, .flops = flops}, 50e-6);
+    EXPECT_NEAR(mm.intensity, flops / bytes, 1e-12);  // 21.3 flops per byte
+    EXPECT_EQ(mm.level, "L2");                          // 192 KiB
+    EXPECT_TRUE(mm.compute_bound);                      // 21.3 * 50 GB/s > 100 GFLOP/s
+    EXPECT_DOUBLE_EQ(mm.bound, 100e9);
+    EXPECT_NEAR(mm.share, flops / 50e-6 / 100e9, 1e-12);
+    EXPECT_EQ(mm.verdict, "compute-bound");
+    // The same in f64 on four threads: the all-core f64 peak bounds it.
+    const Placement mm64 = place(l, {.bytes = 2 * bytes, .flops = flops, .threads = 4, .f64 = true}, 50e-6);
+    EXPECT_DOUBLE_EQ(mm64.bound, 200e9);
+    // Low intensity: bound by intensity times bandwidth (memory: 10 GB/s best).
+    const Placement axpy = place(l, {.bytes = 3 * 8e6, .flops = 2e6, .f64 = true}, 3e-3);
+    EXPECT_EQ(axpy.level, "memory");
+    EXPECT_FALSE(axpy.compute_bound);
+    EXPECT_NEAR(axpy.bound, 2e6 / 24e6 * 10e9, 1e-3);
+    EXPECT_THROW(place(l, {.bytes = 1}, 0.0), std::invalid_argument);
+}
+
+// A real measurement on this machine: every figure positive, and the cache levels in
+// the order the hardware has them (L1 at least as fast as memory).
+TEST(Machine, MeasuresThisMachine) {
+    int steps = 0;
+    const Limits l = measure([&](std::string_view, double done) {
+        EXPECT_GE(done, 0.0);
+        EXPECT_LE(done, 1.0);
+        ++steps;
+    });
+    EXPECT_GT(steps, 4);
+    ASSERT_FALSE(l.one_core.empty());
+    EXPECT_EQ(l.one_core.back().level, "memory");
+    for (const auto* list : {&l.one_core, &l.all_cores}) {
+        for (const Bandwidth& b : *list) {
+            EXPECT_GT(b.read, 1e8) << b.level;
+            EXPECT_GT(b.copy, 1e8) << b.level;
+            EXPECT_GT(b.triad, 1e8) << b.level;
+        }
+    }
+    EXPECT_GT(l.one_core.front().copy, l.one_core.back().copy * 0.8);  // L1 no slower than memory
+    EXPECT_GT(l.peak_f32_one_core, l.peak_f64_one_core * 1.2);       // twice the lanes in f32
+    EXPECT_GT(l.peak_f64_one_core, 1e8);
+    const Limits back = from_json(to_json(l), "mem");
+    EXPECT_EQ(back.identity.vector_isa, l.identity.vector_isa);
+    EXPECT_NE(table(l).find("peak (FMA chains)"), std::string::npos);
+}
