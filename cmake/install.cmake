@@ -1,15 +1,23 @@
 # Installs headers, libraries, the `vitals` executable and a package config, so that an
-# outside project does find_package(vitals) and links vitals::vitals.
+# outside project does find_package(vitals [COMPONENTS ...]) and links vitals::vitals or
+# the parts it uses.
 include(CMakePackageConfigHelpers)
 
 set(VITALS_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vitals)
-install(TARGETS vitals vitals_platform vitals_stats vitals_profiler_bridge vitals_timer vitals_kernels vitals_runner
+set(VITALS_INSTALLED_TARGETS vitals vitals_platform vitals_stats vitals_machine vitals_profiler_bridge vitals_timer
+    vitals_kernels vitals_runner)
+if(VITALS_HAS_CUDA)
+    list(APPEND VITALS_INSTALLED_TARGETS vitals_cuda)
+endif()
+install(TARGETS ${VITALS_INSTALLED_TARGETS}
     EXPORT vitals-targets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS vitals_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(part IN ITEMS platform stats profiler_bridge timer kernels runner)
+if(TARGET vitals_cli)
+    install(TARGETS vitals_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+foreach(part IN ITEMS platform stats machine profiler_bridge timer kernels runner)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${part}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -1,5 +1,6 @@
-// CUDA activity for the profiler (CUPTI), behind a host-only interface. Internal.
-// In a build without CUDA every call is a no-op and start() says why it cannot record.
+// CUDA activity for the profiler (CUPTI) and NVTX ranges, behind a host-only interface.
+// Internal. vitals::cuda installs the hooks; without them every call is a no-op and
+// start() says why it cannot record.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@ namespace vitals::profiler::detail::device_activity {
 
 // Subscribes to CUPTI and enables kernel, memcpy, memset, runtime and external
 // correlation records. Returns "" on success, otherwise why device activity cannot be
-// recorded here (no CUDA build, no device, another tool holds CUPTI).
+// recorded here (no CUDA parts, no device, another tool holds CUPTI).
 std::string start();
 // Flushes and disables CUPTI; returns the device events recorded since start(), with
 // timestamps on the steady clock (nanoseconds) and host ops' external ids resolved.
@@ -21,5 +22,17 @@ std::vector<DeviceEvent> stop();
 // Tags device work launched until the matching pop with a host op's external id.
 void push_external_id(std::uint64_t id);
 void pop_external_id();
+
+// The CUDA side of the calls above and of detail::nvtx_push/nvtx_pop.
+struct Hooks {
+    std::string (*start)() = nullptr;
+    std::vector<DeviceEvent> (*stop)() = nullptr;
+    void (*push_external_id)(std::uint64_t id) = nullptr;
+    void (*pop_external_id)() = nullptr;
+    void (*nvtx_push)(const char* name) = nullptr;
+    void (*nvtx_pop)() = nullptr;
+};
+// Installs the hooks for the whole process (vitals::cuda does, before main).
+void install_hooks(const Hooks& hooks);
 
 }  // namespace vitals::profiler::detail::device_activity

@@ -9,7 +9,7 @@
 namespace vitals {
 
 struct ProcessOptions {
-    std::vector<std::string> extra_environment;  // "NAME=value", added to this process's environment
+    std::vector<std::string> extra_environment{};  // "NAME=value", added to this process's environment
     bool discard_stdout = false;                 // else inherited
     bool discard_stderr = false;                 // else inherited
     // When set, a signal that interrupts the wait and is recorded here (non-zero) is

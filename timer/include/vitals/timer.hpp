@@ -34,20 +34,28 @@ class Trace;
 struct TimerProfileOptions;  // <vitals/timer_profile.hpp>
 
 struct TimerOptions {
-    Code stmt;                  // what is timed
-    Code setup;                 // runs before every block, outside the timed region
-    Code global_setup;          // runs once, before the first block
-    std::string label;          // table title in Compare; the printed title
-    std::string sub_label;      // row in Compare
-    std::string description;    // column in Compare
-    std::string env;            // environment tag (e.g. build flavour), shown when it differs
+    Code stmt{};                // what is timed
+    Code setup{};               // runs before every block, outside the timed region
+    Code global_setup{};        // runs once, before the first block
+    std::string label{};        // table title in Compare; the printed title
+    std::string sub_label{};    // row in Compare
+    std::string description{};  // column in Compare
+    std::string env{};          // environment tag (e.g. build flavour), shown when it differs
     int num_threads = 1;        // OpenMP/Eigen threads during the run, restored after
-    std::optional<CUstream_st*> cuda_stream;  // time device work on this stream with CUDA events
+    std::optional<CUstream_st*> cuda_stream{};  // time device work on this stream with CUDA events
+    // The work of one call, when known: printed Measurements add a throughput line, results
+    // files Google Benchmark's bytes_per_second / items_per_second (and flops_per_second),
+    // and reports place the case against this machine's limits (`vitals machine`).
+    double bytes_per_call = 0;   // bytes read plus written
+    double flops_per_call = 0;   // floating-point operations; an FMA counts 2
+    double items_per_call = 0;   // anything countable: elements, rows, requests
+    double working_set_bytes = 0;  // bytes touched per call, if not bytes_per_call
+    bool f64_flops = false;        // the flops are double precision (the f64 peak bounds them)
 };
 
 struct BlockedAutorangeOptions {
     double min_run_time = 0.2;  // seconds of measured blocks to gather
-    BlockCallback callback;
+    BlockCallback callback{};
 };
 
 struct InstructionOptions {
@@ -71,7 +79,7 @@ struct AdaptiveAutorangeOptions {
     double precision = 0.0;
     double min_run_time = 0.01;
     double max_run_time = 10.0;
-    BlockCallback callback;
+    BlockCallback callback{};
 };
 
 class Timer {

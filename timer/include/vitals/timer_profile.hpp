@@ -27,9 +27,9 @@ struct TimerProfileOptions {
     std::int64_t steps = 0;
     // What to record (activities, shapes, memory) and when (schedule, on_trace_ready). A
     // Timer with a cuda_stream also records CUDA activity.
-    profiler::ProfileOptions profile;
+    profiler::ProfileOptions profile{};
     // Called before each step with (step from 0, steps): progress for long runs.
-    std::function<void(std::int64_t step, std::int64_t steps)> on_step;
+    std::function<void(std::int64_t step, std::int64_t steps)> on_step{};
 };
 
 }  // namespace vitals

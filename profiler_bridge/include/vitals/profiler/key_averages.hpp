@@ -30,7 +30,7 @@ struct TableOptions {
     // cpu_time, cpu_time_total, self_cpu_time_total, cuda_time, cuda_time_total,
     // self_cuda_time_total, cpu_memory_usage, self_cpu_memory_usage, cuda_memory_usage,
     // self_cuda_memory_usage, count; empty: first-seen order.
-    std::string sort_by;
+    std::string sort_by{};
     int row_limit = 100;
 };
 

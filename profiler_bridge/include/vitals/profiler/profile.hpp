@@ -53,9 +53,9 @@ struct ProfileOptions {
     std::vector<Activity> activities = {Activity::cpu};
     bool record_shapes = false;
     bool profile_memory = false;
-    std::optional<Schedule> schedule;
-    TraceReadyHandler on_trace_ready;
-    std::string worker_name;  // in traces and file names; default "<host>_<pid>"
+    std::optional<Schedule> schedule{};
+    TraceReadyHandler on_trace_ready{};
+    std::string worker_name{};  // in traces and file names; default "<host>_<pid>"
     int rank = -1;            // distributed runs: this process's rank and the number of ranks,
     int world_size = -1;      // written as the trace's distributedInfo
     // At most this many events per recorded window (about 32 bytes each while recording);
@@ -123,7 +123,7 @@ private:
 };
 
 struct TensorboardOptions {
-    std::string worker_name;  // default "<host>_<pid>"
+    std::string worker_name{};  // default "<host>_<pid>"
     bool use_gzip = false;
 };
 

@@ -99,10 +99,10 @@ void record_inputs(std::span<const InputMeta> inputs);
 void begin_correlation();
 void end_correlation();
 
-#if VITALS_PROFILER_NVTX
+// NVTX ranges, through vitals::cuda (nothing in a program without it). Called only
+// while nvtx_ranges().
 void nvtx_push(const char* name);
 void nvtx_pop();
-#endif
 
 }  // namespace detail
 
@@ -126,9 +126,7 @@ public:
     RecordFunction(CopyName, std::string_view name, Category category = Category::user_annotation) {
         if (detail::recording()) [[unlikely]] {
             detail::record_begin_copy(name, category, now_ticks());
-#if VITALS_PROFILER_NVTX
-            if (detail::nvtx_ranges()) detail::nvtx_push(std::string(name).c_str());
-#endif
+            if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_push(std::string(name).c_str());
             active_ = true;
         }
     }
@@ -149,9 +147,7 @@ public:
     ~RecordFunction() {
         if (active_) [[unlikely]] {
             if (correlated_) detail::end_correlation();
-#if VITALS_PROFILER_NVTX
-            if (detail::nvtx_ranges()) detail::nvtx_pop();
-#endif
+            if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_pop();
             detail::record_end(now_ticks());
         }
     }
@@ -159,10 +155,8 @@ public:
     RecordFunction& operator=(const RecordFunction&) = delete;
 
 private:
-    void activate([[maybe_unused]] const char* name) {
-#if VITALS_PROFILER_NVTX
-        if (detail::nvtx_ranges()) detail::nvtx_push(name);
-#endif
+    void activate(const char* name) {
+        if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_push(name);
         active_ = true;
     }
 

@@ -6,11 +6,14 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "device_activity.hpp"
+#include "parts.hpp"
 #include "vitals/profiler/clock.hpp"
 
-namespace vitals::profiler::detail::device_activity {
+namespace vitals::cuda_parts {
 namespace {
+
+using profiler::DeviceEvent;
+using profiler::detail::steady_ns;
 
 constexpr std::size_t kBufferBytes = 8 << 20;
 constexpr std::size_t kAlignment = 8;
@@ -116,7 +119,7 @@ const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPT
 
 }  // namespace
 
-std::string start() {
+std::string cupti_start() {
     Collected& c = collected();
     {
         std::lock_guard lock(c.mutex);
@@ -144,7 +147,7 @@ std::string start() {
     return "";
 }
 
-std::vector<DeviceEvent> stop() {
+std::vector<DeviceEvent> cupti_stop() {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
     Collected& c = collected();
@@ -158,11 +161,11 @@ std::vector<DeviceEvent> stop() {
     return out;
 }
 
-void push_external_id(std::uint64_t id) { cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id); }
+void cupti_push_external_id(std::uint64_t id) { cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id); }
 
-void pop_external_id() {
+void cupti_pop_external_id() {
     std::uint64_t last = 0;
     cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
-}  // namespace vitals::profiler::detail::device_activity
+}  // namespace vitals::cuda_parts

@@ -1,17 +1,17 @@
-// CUDA-event timing of a block. The only CUDA code of the timer.
-#include <cuda_runtime.h>
+// CUDA-event timing of a block: the timer's device clock. Host code against the CUDA
+// runtime's C API.
+#include <cuda_runtime_api.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "device_clock.hpp"
+#include "parts.hpp"
 
-namespace vitals {
+namespace vitals::cuda_parts {
 namespace {
 
 void check(cudaError_t status, const char* call, const char* file, int line) {
     if (status != cudaSuccess) {
-        // std::string, not fmt: nvcc rejects fmt's compile-time format checks.
         throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call +
                                  " failed: " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) + ")");
     }
@@ -36,12 +36,10 @@ private:
 
 }  // namespace
 
-namespace detail {
-
-double time_block_on_stream(CUstream_st* stream, const Code& stmt, std::int64_t number) {
+double time_on_stream(CUstream_st* stream, void (*run)(void* context), void* context) {
     Event start, stop;
     VITALS_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    stmt.run(number);
+    run(context);
     VITALS_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
     VITALS_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     float milliseconds = 0.0f;
@@ -51,5 +49,4 @@ double time_block_on_stream(CUstream_st* stream, const Code& stmt, std::int64_t 
 
 void synchronize_stream(CUstream_st* stream) { VITALS_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
-}  // namespace detail
-}  // namespace vitals
+}  // namespace vitals::cuda_parts

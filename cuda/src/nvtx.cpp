@@ -1,11 +1,11 @@
 // NVTX ranges for recorded scopes, so Nsight Systems shows vitals' labels.
 #include <nvtx3/nvToolsExt.h>
 
-#include "vitals/profiler/record_function.hpp"
+#include "parts.hpp"
 
-namespace vitals::profiler::detail {
+namespace vitals::cuda_parts {
 
 void nvtx_push(const char* name) { nvtxRangePushA(name); }
 void nvtx_pop() { nvtxRangePop(); }
 
-}  // namespace vitals::profiler::detail
+}  // namespace vitals::cuda_parts

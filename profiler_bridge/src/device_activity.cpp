@@ -1,0 +1,46 @@
+// The profiler's device side: CUPTI and NVTX through vitals::cuda's hooks, or nothing
+// (with the reason) in a program without them.
+#include "device_activity.hpp"
+
+#include "vitals/cuda_hooks.hpp"
+#include "vitals/profiler/record_function.hpp"
+
+namespace vitals::profiler::detail {
+namespace device_activity {
+namespace {
+
+// Constant-initialised: valid before any static initialiser runs.
+Hooks g_hooks;
+
+}  // namespace
+
+void install_hooks(const Hooks& hooks) { g_hooks = hooks; }
+
+std::string start() {
+    if (g_hooks.start == nullptr) {
+        return cuda_parts_built() ? "this program was not linked with vitals::cuda" : "vitals was built without CUDA";
+    }
+    return g_hooks.start();
+}
+
+std::vector<DeviceEvent> stop() { return g_hooks.stop != nullptr ? g_hooks.stop() : std::vector<DeviceEvent>{}; }
+
+void push_external_id(std::uint64_t id) {
+    if (g_hooks.push_external_id != nullptr) g_hooks.push_external_id(id);
+}
+
+void pop_external_id() {
+    if (g_hooks.pop_external_id != nullptr) g_hooks.pop_external_id();
+}
+
+}  // namespace device_activity
+
+void nvtx_push(const char* name) {
+    if (device_activity::g_hooks.nvtx_push != nullptr) device_activity::g_hooks.nvtx_push(name);
+}
+
+void nvtx_pop() {
+    if (device_activity::g_hooks.nvtx_pop != nullptr) device_activity::g_hooks.nvtx_pop();
+}
+
+}  // namespace vitals::profiler::detail
