@@ -23,7 +23,9 @@ bool looks_like_trace(const std::string& path) {
     // torch's legacy profiler (1.13 without Kineto) writes a bare list of events: a results
     // file is always an object.
     const std::size_t first = head.find_first_not_of(" \t\r\n");
-    const bool bare_list = first != std::string::npos && head[first] == '[';
+    const std::size_t second = first == std::string::npos ? first : head.find_first_not_of(" \t\r\n", first + 1);
+    const bool bare_list = first != std::string::npos && head[first] == '[' && second != std::string::npos &&
+                           (head[second] == '{' || head[second] == ']');
     return gzipped || bare_list || head.find("\"traceEvents\"") != std::string::npos ||
            head.find("\"schemaVersion\"") != std::string::npos;
 }
