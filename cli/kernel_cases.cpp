@@ -95,26 +95,46 @@ vitals::WorkPerCall mask_indices_work(std::int64_t n, double density, bool befor
 // "1M" for 1 << 20, "16M" for 16 << 20.
 std::string millions(std::int64_t n) { return fmt::format("{}M", n >> 20); }
 
-VITALS_CASES(matmul_cases) {
-    std::vector<vitals::Case> cases;
-    for (Device device : kDevices) {
-        for (std::int64_t n : {128, 512, 1024}) {
-            for (DType dtype : kFloatTypes) {
-                const std::string shape = fmt::format("{}x{}", n, n);
-                cases.push_back({fmt::format("matmul/{}/{}-{}", shape, k::device_name(device), k::dtype_short_name(dtype)),
-                                 [=] {
-                                     require_device(device);
-                                     auto x = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 1));
-                                     auto y = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 2));
-                                     return make_timer(
-                                         device, [x, y] { vitals::do_not_optimize(k::matmul(*x, *y)); }, "matmul(x, y)",
-                                         "x @ y", shape, column(device, k::dtype_short_name(dtype)),
-                                         product_work(n, n, n, dtype, false));
-                                 }});
-            }
-        }
+// The axes' values by name: "cpu" / "cuda", "f32" / "f64"; std::invalid_argument else.
+Device device_named(const std::string& name) {
+    for (const Device d : kDevices) {
+        if (k::device_name(d) == name) return d;
     }
-    return cases;
+    throw std::invalid_argument(fmt::format("device '{}' is none of cpu, cuda", name));
+}
+DType float_type_named(const std::string& name) {
+    for (const DType t : kFloatTypes) {
+        if (k::dtype_short_name(t) == name) return t;
+    }
+    throw std::invalid_argument(fmt::format("dtype '{}' is none of f32, f64", name));
+}
+// A size axis value: at least 1.
+std::int64_t positive(const vitals::AxisValues& at, const char* axis) {
+    const std::int64_t n = at.integer(axis);
+    if (n < 1) throw std::invalid_argument(fmt::format("axis {} must be at least 1, got {}", axis, n));
+    return n;
+}
+
+// n x n products over the device, n and dtype axes: `vitals run --axis n=256,2048`.
+VITALS_CASE_FAMILY(matmul_family) {
+    return {
+        .name = "matmul",
+        .axes = {{"device", {"cpu", "cuda"}}, {"n", {"128", "512", "1024"}}, {"dtype", {"f32", "f64"}}},
+        .make_timer =
+            [](const vitals::AxisValues& at) {
+                const Device device = device_named(at["device"]);
+                const DType dtype = float_type_named(at["dtype"]);
+                const std::int64_t n = positive(at, "n");
+                require_device(device);
+                auto x = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 1));
+                auto y = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 2));
+                return make_timer(
+                    device, [x, y] { vitals::do_not_optimize(k::matmul(*x, *y)); }, "matmul(x, y)", "x @ y",
+                    fmt::format("{0}x{0}", n), column(device, k::dtype_short_name(dtype)),
+                    product_work(static_cast<double>(n), static_cast<double>(n), static_cast<double>(n), dtype, false));
+            },
+        .name_of = [](const vitals::AxisValues& at) { return fmt::format("matmul/{0}x{0}/{1}-{2}", at["n"], at["device"], at["dtype"]); },
+    };
 }
 
 VITALS_CASES(layer_cases) {
@@ -167,19 +187,32 @@ VITALS_CASES(mask_cases) {
                                  elementwise_work(static_cast<double>(n), data_dtype, mask_dtype));
                          }});
                 }
-                cases.push_back({fmt::format("nonzero/{}/{}-bool", shape, k::device_name(device)), [=] {
-                                     require_device(device);
-                                     const Tensor x = Tensor::randn({n}, DType::f32, device, 0);
-                                     auto mask = std::make_shared<Tensor>(k::gt(x, k::density_threshold(percent / 100.0)));
-                                     return make_timer(
-                                         device, [mask] { vitals::do_not_optimize(k::nonzero(*mask)); }, "nonzero(mask)",
-                                         "nonzero", sub_label, column(device, "bool"),
-                                         nonzero_work(static_cast<double>(n), percent / 100.0));
-                                 }});
             }
         }
     }
     return cases;
+}
+
+// nonzero of a bool mask over the device, n and density (percent of elements set) axes.
+VITALS_CASE_FAMILY(nonzero_family) {
+    return {
+        .name = "nonzero",
+        .axes = {{"device", {"cpu", "cuda"}}, {"n", {"1M", "16M"}}, {"density", {"10", "50"}}},
+        .make_timer =
+            [](const vitals::AxisValues& at) {
+                const Device device = device_named(at["device"]);
+                const std::int64_t n = positive(at, "n"), percent = at.integer("density");
+                if (percent > 100) throw std::invalid_argument(fmt::format("axis density is a percentage, got {}", percent));
+                require_device(device);
+                const Tensor x = Tensor::randn({n}, DType::f32, device, 0);
+                auto mask = std::make_shared<Tensor>(k::gt(x, k::density_threshold(static_cast<double>(percent) / 100.0)));
+                return make_timer(
+                    device, [mask] { vitals::do_not_optimize(k::nonzero(*mask)); }, "nonzero(mask)", "nonzero",
+                    fmt::format("{} at {}%", at["n"], percent), column(device, "bool"),
+                    nonzero_work(static_cast<double>(n), static_cast<double>(percent) / 100.0));
+            },
+        .name_of = [](const vitals::AxisValues& at) { return fmt::format("nonzero/{}-{}pct/{}-bool", at["n"], at["density"], at["device"]); },
+    };
 }
 
 VITALS_CASES(model_cases) {

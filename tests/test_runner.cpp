@@ -7,7 +7,10 @@
 #include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
+
+#include "vitals/case.hpp"
 
 namespace fs = std::filesystem;
 
@@ -183,4 +186,75 @@ TEST(Runner, BadCaseNamesAreRefusedBeforeAnyCommand) {
     const CommandResult r = run("vitals_bad_names_bench", "list");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("vitals: error: case name 'has a space' contains white space"), std::string::npos) << r.err;
+}
+
+// A family over axes: one case per combination (the first axis slowest), named by its
+// name_of or "<family>/<axis>=<value>/..."; --axis values replace an axis's values.
+TEST(CaseFamilies, ExpandReplaceAndRefuse) {
+    vitals::Registry registry;
+    int made = 0;
+    registry.add(vitals::Case{"plain/1", [] { return vitals::Timer({.stmt = [] {}}); }});
+    registry.add(vitals::CaseFamily{
+        .name = "op",
+        .axes = {{"n", {"1K", "2"}}, {"kind", {"a", "b"}}},
+        .make_timer =
+            [&made](const vitals::AxisValues& at) {
+                ++made;
+                EXPECT_GE(at.integer("n"), 2);
+                return vitals::Timer({.stmt = [] {}, .label = at["kind"]});
+            },
+    });
+    std::vector<std::string> names;
+    for (const vitals::Case& c : registry.cases()) names.push_back(c.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"plain/1", "op/n=1K/kind=a", "op/n=1K/kind=b", "op/n=2/kind=a", "op/n=2/kind=b"}));
+    EXPECT_EQ(made, 0) << "listing makes no Timer";
+    EXPECT_EQ(registry.find("op/n=1K/kind=b")->axes.integer("n"), 1024);
+    (void)registry.find("op/n=2/kind=a")->make_timer();  // the factory runs on demand
+    EXPECT_EQ(made, 1);
+
+    const vitals::Registry replaced = registry.with_axes({{"n", {"8", "16", "32"}}});
+    names.clear();
+    for (const vitals::Case& c : replaced.cases()) names.push_back(c.name);
+    ASSERT_EQ(names.size(), 1u + 3 * 2);
+    EXPECT_EQ(names[0], "plain/1");
+    EXPECT_EQ(names[1], "op/n=8/kind=a");
+    EXPECT_EQ(names[6], "op/n=32/kind=b");
+    EXPECT_EQ(replaced.families().at(0).axes.at(0).values.size(), 3u);
+
+    try {
+        (void)registry.with_axes({{"size", {"1"}}});
+        FAIL() << "an unknown axis was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("no case family has an axis 'size'; the axes are: n (op), kind (op)"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW((void)registry.with_axes({{"n", {"big"}}}), std::invalid_argument);  // n is numeric
+    EXPECT_NO_THROW((void)registry.with_axes({{"kind", {"c"}}}));                      // kind takes any text
+
+    vitals::Registry bad;
+    bad.add(vitals::CaseFamily{.name = "x", .axes = {{"n", {}}}, .make_timer = [](const vitals::AxisValues&) { return vitals::Timer({.stmt = [] {}}); }});
+    ASSERT_EQ(bad.problems().size(), 1u);
+    EXPECT_NE(bad.problems()[0].find("axis 'n' of case family 'x' has no values"), std::string::npos);
+    EXPECT_EQ(vitals::parse_axis_integer("4M"), std::int64_t{4} << 20);
+    EXPECT_EQ(vitals::parse_axis_integer("-1"), std::nullopt);
+    EXPECT_EQ(vitals::parse_axis_integer("1.5"), std::nullopt);
+    EXPECT_EQ(vitals::parse_axis_integer("99999999999G"), std::nullopt);  // overflows
+}
+
+// The kernel set's matmul and nonzero are families: --axis makes new sizes, and a
+// numeric axis with 3 or more sizes gets its growth fitted after the run.
+TEST(CaseFamilies, RunWithAxesFitsTheGrowth) {
+    const CommandResult list = run("../bin/vitals", "list --filter 'matmul/.*cpu-f32' --axis n=16,32,64");
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_EQ(list.out, "matmul/16x16/cpu-f32\nmatmul/32x32/cpu-f32\nmatmul/64x64/cpu-f32\n");
+    const CommandResult r = run("../bin/vitals", "run --filter 'matmul/.*cpu-f32' --axis n=16,32,64 --min-run-time 0.02");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("matmul over n \\(device=cpu, dtype=f32\\): O\\(n[^)]*\\), RMS [0-9.]+%; "
+                                                    "log-log fit: n\\^[0-9.]+")))
+        << r.out;
+    const CommandResult unknown = run("../bin/vitals", "run --axis size=1");
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_NE(unknown.err.find("no case family has an axis 'size'"), std::string::npos) << unknown.err;
+    const CommandResult timeit = run("../bin/vitals", "timeit matmul/48x48/cpu-f64 --axis n=48 --min-run-time 0.01");
+    EXPECT_EQ(timeit.exit_code, 0) << timeit.err;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "vitals/complexity.hpp"
 #include "vitals/stats.hpp"
 
 namespace stats = vitals::stats;
@@ -135,4 +136,49 @@ TEST(SignificantFigures, HandComputed) {
     const std::vector<double> flat_us(4, 1e-6);
     EXPECT_EQ(stats::significant_figures(flat_us, 1e-6), 1);
     EXPECT_EQ(stats::significant_figures(std::vector<double>{}, 0.0), 1);
+}
+
+// Complexity fits against hand-made data: exact growths are found with zero error, the
+// free exponent recovers the power, and noise does not change the verdict.
+TEST(Complexity, FindsTheGrowthOfExactData) {
+    using vitals::stats::Growth;
+    const std::vector<double> n = {128, 256, 512, 1024, 2048};
+    const auto times_for = [&](auto f) {
+        std::vector<double> t;
+        for (const double x : n) t.push_back(f(x));
+        return t;
+    };
+    const auto cubic = vitals::stats::fit_complexity(n, times_for([](double x) { return 2e-9 * x * x * x; }));
+    EXPECT_EQ(cubic.best.growth, Growth::n_cubed);
+    EXPECT_NEAR(cubic.best.coefficient, 2e-9, 1e-18);
+    EXPECT_NEAR(cubic.best.rms, 0.0, 1e-12);
+    EXPECT_NEAR(cubic.exponent, 3.0, 1e-9);
+    EXPECT_NEAR(cubic.exponent_coefficient, 2e-9, 1e-15);
+    const auto linear = vitals::stats::fit_complexity(n, times_for([](double x) { return 5e-9 * x; }));
+    EXPECT_EQ(linear.best.growth, Growth::n);
+    const auto nlogn = vitals::stats::fit_complexity(n, times_for([](double x) { return 1e-9 * x * std::log2(x); }));
+    EXPECT_EQ(nlogn.best.growth, Growth::n_log_n);
+    const auto flat = vitals::stats::fit_complexity(n, times_for([](double) { return 3e-6; }));
+    EXPECT_EQ(flat.best.growth, Growth::constant);
+    EXPECT_NEAR(flat.exponent, 0.0, 1e-9);
+    EXPECT_EQ(vitals::stats::growth_name(Growth::n_log_n), "O(n log n)");
+}
+
+TEST(Complexity, NoisyQuadraticAndBadInput) {
+    // n^2 with +-3% alternating noise: still O(n^2); rms by hand for the O(n^2) candidate.
+    const std::vector<double> n = {100, 200, 400, 800};
+    std::vector<double> t;
+    for (std::size_t i = 0; i < n.size(); ++i) t.push_back(1e-9 * n[i] * n[i] * (i % 2 ? 1.03 : 0.97));
+    const auto fit = vitals::stats::fit_complexity(n, t);
+    EXPECT_EQ(fit.best.growth, vitals::stats::Growth::n_squared);
+    EXPECT_NEAR(fit.exponent, 2.0, 0.05);
+    double tf = 0, ff = 0;
+    for (std::size_t i = 0; i < n.size(); ++i) tf += t[i] * n[i] * n[i], ff += n[i] * n[i] * n[i] * n[i];
+    const double c = tf / ff;
+    double squares = 0, mean = 0;
+    for (std::size_t i = 0; i < n.size(); ++i) squares += std::pow(t[i] - c * n[i] * n[i], 2), mean += t[i] / 4;
+    EXPECT_NEAR(fit.best.rms, std::sqrt(squares / 4) / mean, 1e-12);
+    EXPECT_THROW(vitals::stats::fit_complexity(std::vector<double>{5, 5}, std::vector<double>{1, 2}), std::invalid_argument);
+    EXPECT_THROW(vitals::stats::fit_complexity(std::vector<double>{1, 2}, std::vector<double>{1, -2}), std::invalid_argument);
+    EXPECT_THROW(vitals::stats::fit_complexity(std::vector<double>{1, 2}, std::vector<double>{1}), std::invalid_argument);
 }

@@ -115,6 +115,20 @@ struct ReportFlags {
     ReportOptions options() const { return {.alpha = alpha, .noise_floor = noise_floor_percent / 100}; }
 };
 
+// --axis NAME=V1,V2 (repeatable): the values of a case family's axis, replaced for this
+// command (list, run, timeit, profile), as NVBench's -a.
+struct AxisFlags {
+    std::vector<std::string> specs;
+    void declare(CLI::App& app);
+    // `registry`, or its cases with the axes replaced (kept in `storage`). UsageError for a
+    // malformed spec, an unknown axis or a value the axis cannot take.
+    const Registry& apply(const Registry& registry, std::optional<Registry>& storage) const;
+};
+
+// After a run: how each family's cost grows along each numeric axis with 3 or more
+// values measured (a line per group of the other axes' values); "" when none.
+std::string growth_report(const Registry& registry, const std::vector<CaseResult>& results);
+
 // How run and timeit lay out their --json file, for the tools that read it.
 struct ResultsLayoutFlags {
     bool aggregates_only = false;

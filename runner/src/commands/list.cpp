@@ -12,14 +12,18 @@ class ListCommand final : public Command {
 public:
     void declare(CLI::App& app) override {
         app.add_option("--filter", filter_, "Only names matching this regular expression");
+        axes_.declare(app);
     }
     int run(const CommandContext& context) override {
-        for (const Case* c : matching_cases(context.registry, filter_)) fmt::print("{}\n", c->name);
+        std::optional<Registry> replaced;
+        const Registry& registry = axes_.apply(context.registry, replaced);
+        for (const Case* c : matching_cases(registry, filter_)) fmt::print("{}\n", c->name);
         return 0;
     }
 
 private:
     std::optional<std::string> filter_;
+    AxisFlags axes_;
 };
 
 }  // namespace

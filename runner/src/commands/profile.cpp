@@ -40,6 +40,7 @@ public:
         trace_file->excludes(trace_dir);
         app.add_option("--worker", worker_, "Worker name in --trace-dir file names (default <host>_<pid>)");
         app.add_flag("--gzip", gzip_, "Gzip the --trace-dir files");
+        axes_.declare(app);
         auto* rank = app.add_option("--rank", rank_,
                                     "This process's rank in a job of --world-size processes, written in the traces' "
                                     "distributedInfo (default: from Slurm, MPI or torchrun variables)")
@@ -51,7 +52,8 @@ public:
     }
 
     int run(const CommandContext& context) override {
-        const Case& c = find_case(context.registry, name_);
+        std::optional<Registry> replaced;
+        const Case& c = find_case(axes_.apply(context.registry, replaced), name_);
         // Check what can be checked before running anything.
         const auto& keys = profiler::sort_keys();
         if (std::find(keys.begin(), keys.end(), sort_by_) == keys.end()) {
@@ -177,6 +179,7 @@ private:
     std::optional<std::string> trace_file_, trace_dir_, worker_;
     bool gzip_ = false;
     std::optional<int> rank_, world_size_;
+    AxisFlags axes_;
     int traces_ = 0;
 };
 

@@ -76,6 +76,7 @@ class RunCommand final : public Command {
 public:
     void declare(CLI::App& app) override {
         app.add_option("--filter", filter_, "Only cases whose names match this regular expression");
+        axes_.declare(app);
         measure_.declare(app);
         auto* json = app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
         layout_.declare(app, json);
@@ -98,7 +99,9 @@ public:
 
     int run(const CommandContext& context) override {
         measure_.validate();
-        const std::vector<const Case*> matching = matching_cases(context.registry, filter_);
+        std::optional<Registry> replaced;
+        const Registry& registry = axes_.apply(context.registry, replaced);
+        const std::vector<const Case*> matching = matching_cases(registry, filter_);
         if (matching.empty()) {
             throw UsageError(filter_ ? fmt::format("no case matches --filter '{}'; 'vitals list' shows the cases", *filter_)
                                      : "there are no cases to run");
@@ -148,6 +151,7 @@ public:
             }
         }
         if (interrupted) return 128 + stop_signal();
+        fmt::print("{}", growth_report(registry, results));
         if (baseline_) {
             Comparison comparison;
             try {
@@ -162,7 +166,7 @@ public:
                 for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
                     const auto measured = std::find_if(results.begin(), results.end(),
                                                        [&](const CaseResult& r) { return r.name == name; });
-                    profile_slow_case(*context.registry.find(name), measured->measurement->number_per_run(), json_path_);
+                    profile_slow_case(*registry.find(name), measured->measurement->number_per_run(), json_path_);
                 }
             }
         }
@@ -220,6 +224,7 @@ private:
             std::vector<std::string> argv = {self_executable(), "run", "--json", asked};
             if (filter_) argv.insert(argv.end(), {"--filter", *filter_});
             if (shard) argv.insert(argv.end(), {"--shard", shard->to_string()});
+            for (const std::string& spec : axes_.specs) argv.insert(argv.end(), {"--axis", spec});
             const std::vector<std::string> measure_flags = measure_.arguments();
             argv.insert(argv.end(), measure_flags.begin(), measure_flags.end());
             const int status = run_process(argv, {.discard_stdout = true, .forward_signal = &stop_signal_flag()});
@@ -270,6 +275,7 @@ private:
     std::optional<double> profile_slow_percent_;
     ReportFlags report_;
     ResultsLayoutFlags layout_;
+    AxisFlags axes_;
     bool roofline_ = false;
     int processes_ = 1;
 };

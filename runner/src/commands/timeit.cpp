@@ -20,6 +20,7 @@ public:
     void declare(CLI::App& app) override {
         app.add_option("name", name_, "The case's name (see 'vitals list')")->required();
         measure_.declare(app);
+        axes_.declare(app);
         app.add_option("--number", measure_.number, "Time exactly one block of N calls (after a warm-up)")
             ->transform(decimal_integer(1, kMaxCalls))
             ->excludes("--adaptive")
@@ -34,7 +35,8 @@ public:
 
     int run(const CommandContext& context) override {
         measure_.validate();
-        const Case& c = find_case(context.registry, name_);
+        std::optional<Registry> replaced;
+        const Case& c = find_case(axes_.apply(context.registry, replaced), name_);
         const std::int64_t count_number = measure_.number > 0 ? measure_.number : 100;
         if (instructions_ && is_callgrind_child()) {  // the run under Callgrind: count, nothing else
             Timer timer = c.make_timer();
@@ -99,6 +101,7 @@ private:
     MeasureOptions measure_;
     std::optional<std::string> json_path_;
     ResultsLayoutFlags layout_;
+    AxisFlags axes_;
     bool instructions_ = false;
     bool roofline_ = false;
 };
