@@ -488,3 +488,53 @@ TEST(GzipTraces, WrittenAndReadBackWhole) {
     }
     fs::remove_all(dir);
 }
+
+// Any text names a scope: names built at run time are copied, so none can dangle, even
+// when the text they came from is gone before the profile stops.
+TEST(Profile, RunTimeNamesAreCopiedAndNeverDangle) {
+    constexpr int kNames = 3000;
+    Profile profile({});  // an empty braced list: the default options
+    profile.start();
+    for (int i = 0; i < kNames; ++i) {
+        VITALS_RECORD_FUNCTION(("batch " + std::to_string(i)).c_str());  // the temporary dies at the ';'
+    }
+    {
+        std::string owned = "owned name";
+        const std::string_view view = owned;
+        RecordFunction from_string(owned);
+        RecordFunction from_view(view);
+        char buffer[16] = "buffer name";
+        RecordFunction from_buffer(buffer);
+        buffer[0] = 'X';  // the copy keeps what it was
+        owned[0] = 'X';
+    }
+    profile.stop();
+    const auto rows = profile.key_averages().rows();
+    std::set<std::string> names;
+    for (const auto& r : rows) names.insert(r.key);
+    for (int i = 0; i < kNames; ++i) ASSERT_TRUE(names.count("batch " + std::to_string(i))) << i;
+    EXPECT_TRUE(names.count("owned name"));
+    EXPECT_TRUE(names.count("buffer name"));
+    const json doc = json::parse(profile.trace().chrome_trace_json());
+    std::set<std::string> traced;
+    for (const json& e : doc.at("traceEvents")) {
+        if (e.at("ph") == "X") traced.insert(e.at("name").get<std::string>());
+    }
+    EXPECT_TRUE(traced.count("batch 0"));
+    EXPECT_TRUE(traced.count("batch " + std::to_string(kNames - 1)));
+}
+
+// Results asked for before any trace has finished are an error that says what to do.
+TEST(Profile, ResultsBeforeStopAreAnError) {
+    Profile profile;
+    EXPECT_THROW(profile.key_averages(), std::logic_error);
+    profile.start();
+    try {
+        profile.export_chrome_trace(scratch_dir("early") / "t.json");
+        FAIL() << "a running profile exported a trace";
+    } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("call stop() first"), std::string::npos) << e.what();
+    }
+    profile.stop();
+    EXPECT_NO_THROW(profile.key_averages());
+}

@@ -7,12 +7,29 @@
 #include <cmath>
 #include <functional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace vitals::profiler {
 namespace {
 
 constexpr int kDefaultColumnWidth = 12;
 constexpr int kMaxNameColumnWidth = 55;
+
+// Characters in UTF-8 text: bytes that do not continue a sequence.
+std::size_t code_points(std::string_view text) {
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// The first n characters of UTF-8 text, whole.
+std::string first_code_points(std::string_view text, std::size_t n) {
+    std::size_t seen = 0, end = 0;
+    for (; end < text.size(); ++end) {
+        if ((static_cast<unsigned char>(text[end]) & 0xC0) != 0x80 && seen++ == n) break;
+    }
+    return std::string(text.substr(0, end));
+}
 constexpr int kMaxShapesColumnWidth = 80;
 constexpr int kSpacing = 2;
 
@@ -67,9 +84,6 @@ const std::vector<std::string>& sort_keys() {
 }
 
 std::string KeyAverages::table(const TableOptions& options) const {
-    if (options.row_limit < 0) {
-        throw std::invalid_argument(fmt::format("table: row_limit must be >= 0, got {}", options.row_limit));
-    }
     std::vector<KeyAverage> rows = rows_;
     if (!options.sort_by.empty()) {
         const auto& keys = sort_key_table();
@@ -86,12 +100,18 @@ std::string KeyAverages::table(const TableOptions& options) const {
 
     const bool has_cuda_time = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.self_cuda_time_total_us > 0; });
     const bool has_cuda_memory = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.self_cuda_memory_usage > 0; });
-    const bool has_shapes = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.input_shapes.empty(); });
+    // As torch: the column only when some row has shapes (grouping by shape without
+    // recorded shapes gives every row "[]", and no column).
+    const bool has_shapes =
+        std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.input_shapes.empty() && r.input_shapes != "[]"; });
 
+    // Widths, truncation and padding count characters (code points), as Python's len()
+    // and format() do in torch: a CJK name pads as torch pads it, and is never cut inside
+    // a character.
     std::size_t longest_name = 0, longest_shapes = 0;
     for (const auto& r : rows) {
-        longest_name = std::max(longest_name, r.key.size());
-        longest_shapes = std::max(longest_shapes, r.input_shapes.size());
+        longest_name = std::max(longest_name, code_points(r.key));
+        longest_shapes = std::max(longest_shapes, code_points(r.input_shapes));
     }
     const int name_width = std::min(static_cast<int>(longest_name) + 4, kMaxNameColumnWidth);
     const int shapes_width = std::min(static_cast<int>(longest_shapes) + 4, kMaxShapesColumnWidth);
@@ -114,7 +134,10 @@ std::string KeyAverages::table(const TableOptions& options) const {
     const auto format_row = [&](const std::vector<std::string>& cells) {
         std::string line;
         for (std::size_t i = 0; i < cells.size(); ++i) {
-            line += fmt::format("{:>{}}", cells[i], widths[i]);
+            const std::size_t length = code_points(cells[i]);
+            const auto width = static_cast<std::size_t>(widths[i]);
+            if (length < width) line += std::string(width - length, ' ');
+            line += cells[i];
             line += std::string(kSpacing, ' ');
         }
         return line;
@@ -138,7 +161,9 @@ std::string KeyAverages::table(const TableOptions& options) const {
         if (shown == options.row_limit) break;
         ++shown;
         std::string name = r.key;
-        if (static_cast<int>(name.size()) >= name_width - 3) name = name.substr(0, static_cast<std::size_t>(name_width - 3)) + "...";
+        if (static_cast<int>(code_points(name)) >= name_width - 3) {
+            name = first_code_points(name, static_cast<std::size_t>(name_width - 3)) + "...";
+        }
         std::vector<std::string> cells = {
             name,
             format_share(r.self_cpu_time_total_us, total_self_cpu),
@@ -159,7 +184,7 @@ std::string KeyAverages::table(const TableOptions& options) const {
             }
         }
         cells.push_back(std::to_string(r.count));
-        if (has_shapes) cells.push_back(r.input_shapes.substr(0, static_cast<std::size_t>(shapes_width)));
+        if (has_shapes) cells.push_back(first_code_points(r.input_shapes, static_cast<std::size_t>(shapes_width)));
         append(format_row(cells));
     }
     append(separator);

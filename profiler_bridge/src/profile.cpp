@@ -285,6 +285,26 @@ void Profile::start_trace() {
     window_start_ticks_ = now_ticks();
 }
 
+Profile::Profile(std::initializer_list<ProfileOptions> options)
+    : Profile(options.size() == 1 ? *options.begin() : ProfileOptions{}) {
+    if (options.size() > 1) throw std::invalid_argument("Profile: give one ProfileOptions, not a list of them");
+}
+
+KeyAverages Profile::key_averages(const KeyAveragesOptions& options) const {
+    if (!has_trace_) {
+        throw std::logic_error("Profile::key_averages: no trace has finished yet; call stop() first (or read it in on_trace_ready)");
+    }
+    return trace_.key_averages(options);
+}
+
+void Profile::export_chrome_trace(const std::filesystem::path& path) const {
+    if (!has_trace_) {
+        throw std::logic_error("Profile::export_chrome_trace: no trace has finished yet; call stop() first (or export in "
+                               "on_trace_ready)");
+    }
+    trace_.export_chrome_trace(path);
+}
+
 void Profile::stop_trace() {
     const std::int64_t end = now_ticks();
     set_flags(options_, false, false);
@@ -297,6 +317,7 @@ void Profile::stop_trace() {
     std::vector<DeviceEvent> device = device_active_ ? detail::device_activity::stop() : std::vector<DeviceEvent>{};
     device_active_ = false;
     trace_ = build_trace(detail::collect_all(/*keep=*/true), std::move(device), window_start_ticks_, end, options_);
+    has_trace_ = true;
 }
 
 void Profile::trace_ready() {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <numeric>
 #include <tuple>
+#include <cstdint>
 
 
 namespace vitals::profiler {
@@ -32,22 +33,27 @@ std::string shapes_string(const std::vector<std::vector<std::int64_t>>& shapes) 
     return out + "]";
 }
 
-}  // namespace
-
-void Trace::compute_attribution() {
-    std::vector<std::vector<int>> by_thread(threads.size());
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        Event& e = events[i];
-        e.cpu_memory = e.self_cpu_memory = e.cuda_memory = e.self_cuda_memory = 0;
-        e.cuda_time_ns = e.self_cuda_time_ns = 0;
-        by_thread[static_cast<std::size_t>(e.thread)].push_back(static_cast<int>(i));
-    }
+// Each thread's events in start order.
+std::vector<std::vector<int>> events_by_thread(const std::vector<Event>& events, std::size_t threads) {
+    std::vector<std::vector<int>> by_thread(threads);
+    for (std::size_t i = 0; i < events.size(); ++i) by_thread[static_cast<std::size_t>(events[i].thread)].push_back(static_cast<int>(i));
     const auto by_start = [&](int a, int b) {
         return events[static_cast<std::size_t>(a)].start_ns < events[static_cast<std::size_t>(b)].start_ns;
     };
     for (auto& list : by_thread) {
         if (!std::is_sorted(list.begin(), list.end(), by_start)) std::stable_sort(list.begin(), list.end(), by_start);
     }
+    return by_thread;
+}
+
+}  // namespace
+
+void Trace::compute_attribution() {
+    for (Event& e : events) {
+        e.cpu_memory = e.self_cpu_memory = e.cuda_memory = e.self_cuda_memory = 0;
+        e.cuda_time_ns = e.self_cuda_time_ns = 0;
+    }
+    const std::vector<std::vector<int>> by_thread = events_by_thread(events, threads.size());
     // Memory: to the innermost enclosing event (self) and all its ancestors (total).
     for (const MemoryEvent& m : memory) {
         int e = enclosing_event(events, by_thread[static_cast<std::size_t>(m.thread)], m.ts_ns);
@@ -81,15 +87,28 @@ KeyAverages Trace::key_averages(const KeyAveragesOptions& options) const {
     }
     // Rows in the order their first event starts, across threads and devices (torch sorts
     // its event list by start, then longest first).
+    enum class Source { host, device, memory };
     struct Item {
         std::int64_t start, end;
-        bool device;
+        Source source;
         std::size_t index;
     };
     std::vector<Item> order;
-    for (std::size_t i = 0; i < events.size(); ++i) order.push_back({events[i].start_ns, events[i].end_ns, false, i});
+    for (std::size_t i = 0; i < events.size(); ++i) order.push_back({events[i].start_ns, events[i].end_ns, Source::host, i});
     for (std::size_t i = 0; i < device.size(); ++i) {
-        if (device[i].kind != DeviceEvent::Kind::runtime) order.push_back({device[i].start_ns, device[i].end_ns, true, i});
+        if (device[i].kind != DeviceEvent::Kind::runtime) order.push_back({device[i].start_ns, device[i].end_ns, Source::device, i});
+    }
+    // Allocations and frees outside every event are rows of their own, "[memory]", as
+    // torch's top-level memory events; "outside" by the same rule as attribution (no event
+    // of the record's thread holds it in [start, end)).
+    if (!memory.empty()) {
+        const std::vector<std::vector<int>> by_thread = events_by_thread(events, threads.size());
+        for (std::size_t i = 0; i < memory.size(); ++i) {
+            const MemoryEvent& m = memory[i];
+            if (enclosing_event(events, by_thread[static_cast<std::size_t>(m.thread)], m.ts_ns) < 0) {
+                order.push_back({m.ts_ns, m.ts_ns, Source::memory, i});
+            }
+        }
     }
     std::stable_sort(order.begin(), order.end(), [](const Item& a, const Item& b) {
         if (a.start != b.start) return a.start < b.start;
@@ -109,7 +128,15 @@ KeyAverages Trace::key_averages(const KeyAveragesOptions& options) const {
         return rows[it->second];
     };
     for (const Item& item : order) {
-        if (item.device) {  // kernels and copies get rows of their own, with device time only
+        if (item.source == Source::memory) {
+            const MemoryRecord& m = memory[item.index].record;
+            KeyAverage& row = row_for("[memory]", options.group_by_input_shape ? "[]" : "", false);
+            row.count += 1;
+            (m.device_type == 1 ? row.cuda_memory_usage : row.cpu_memory_usage) += m.bytes;
+            (m.device_type == 1 ? row.self_cuda_memory_usage : row.self_cpu_memory_usage) += m.bytes;
+            continue;
+        }
+        if (item.source == Source::device) {  // kernels and copies get rows of their own, with device time only
             const DeviceEvent& d = device[item.index];
             KeyAverage& row = row_for(d.name, options.group_by_input_shape ? "[]" : "", true);
             row.count += 1;

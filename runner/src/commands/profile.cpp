@@ -33,7 +33,8 @@ public:
         app.add_flag("--profile-memory", profile_memory_, "Record allocations: memory columns");
         app.add_flag("--group-by-input-shape", group_by_input_shape_, "One row per name and input shapes");
         app.add_option("--sort-by", sort_by_, "Sort key (default cpu_time_total)");
-        app.add_option("--row-limit", row_limit_, "Rows to print (default 100)")->transform(decimal_integer(0, 1'000'000'000));
+        app.add_option("--row-limit", row_limit_, "Rows to print (default 100; -1: all, as torch)")
+            ->transform(decimal_integer(-1, 1'000'000'000));
         auto* trace_file = app.add_option("--trace", trace_file_, "Write the last trace as Chrome trace JSON");
         auto* trace_dir = app.add_option("--trace-dir", trace_dir_,
                                          "Write every trace as <worker>.<ms>.pt.trace.json into this folder");

@@ -78,6 +78,21 @@ def build_events(stream):
                 out.append(ke)
                 t += k["duration_ns"]
 
+    # Memory records in no event of their thread become "[memory]" events of no duration,
+    # as torch's parser outputs its top-level memory events (with our attribution rule).
+    for m in mem:
+        inside = any(e["thread"] == m["thread"] and e["start_ns"] <= m["ts_ns"] < e["end_ns"] for e in evs)
+        if inside:
+            continue
+        ts = to_us(m["ts_ns"], fractional)
+        out.append(FunctionEvent(
+            id=next_id, name="[memory]", trace_name=None, thread=m["thread"], start_us=ts, end_us=ts,
+            fwd_thread=m["thread"], input_shapes=[], stack=[], scope=0,
+            cpu_memory_usage=m["bytes"] if m["device"] == "cpu" else 0,
+            cuda_memory_usage=m["bytes"] if m["device"] == "cuda" else 0,
+            is_async=False, sequence_nr=-1, device_type=DeviceType.CPU, device_index=0))
+        next_id += 1
+
     # Both real parsers (kineto and legacy) sort like this before building the EventList.
     out.sort(key=lambda evt: [evt.time_range.start, -evt.time_range.end])
     el = EventList(out, use_cuda=True, profile_memory=stream["profile_memory"])

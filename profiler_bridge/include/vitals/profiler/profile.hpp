@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <functional>
 #include <optional>
 #include <string>
@@ -68,6 +69,9 @@ class Profile {
 public:
     // Throws std::invalid_argument for an invalid schedule.
     explicit Profile(ProfileOptions options = {});
+    // `Profile prof({})`: an empty braced list means the default options (without this,
+    // `{}` could as well be a Profile to copy, and the call would not compile).
+    Profile(std::initializer_list<ProfileOptions> options);
     // Stops a running session (its last trace is delivered as stop() would).
     ~Profile();
     Profile(const Profile&) = delete;
@@ -85,8 +89,11 @@ public:
 
     // The last finished trace (after stop(), or inside on_trace_ready).
     const Trace& trace() const { return trace_; }
-    KeyAverages key_averages(const KeyAveragesOptions& options = {}) const { return trace_.key_averages(options); }
-    void export_chrome_trace(const std::filesystem::path& path) const { trace_.export_chrome_trace(path); }
+    // The same as a table's rows, or a Chrome trace. Before any trace is finished (a
+    // running profile before its first on_trace_ready, or one never stopped) they throw
+    // std::logic_error saying to call stop() first, rather than answer with nothing.
+    KeyAverages key_averages(const KeyAveragesOptions& options = {}) const;
+    void export_chrome_trace(const std::filesystem::path& path) const;
     const ProfileOptions& options() const { return options_; }
 
 private:
@@ -106,6 +113,7 @@ private:
     bool device_active_ = false;  // CUPTI records this window
     std::optional<RecordFunction> step_annotation_;
     Trace trace_;
+    bool has_trace_ = false;  // a window has finished: trace_ holds it
 };
 
 // Starts a profile for the lifetime of the scope.

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "vitals/profiler/clock.hpp"
 
@@ -113,14 +114,26 @@ struct CopyName {
 inline constexpr CopyName copy_name{};
 
 // Records the enclosing scope as an event while a profile is recording. Non-copyable.
+// Any text names it: a string literal is recorded by its address (it outlives every
+// profile); any other text (std::string, std::string_view, a char pointer or buffer
+// built at run time, such as ("batch " + std::to_string(i)).c_str()) is copied when
+// recorded, so no name can dangle.
 class RecordFunction {
 public:
-    explicit RecordFunction(const char* name, Category category = Category::user_annotation) {
+    template <std::size_t N>
+    explicit RecordFunction(const char (&literal)[N], Category category = Category::user_annotation) {
         if (detail::recording()) [[unlikely]] {
-            detail::record_begin(name, category, now_ticks());
-            activate(name);
+            detail::record_begin(literal, category, now_ticks());
+            activate(literal);
         }
     }
+    template <std::size_t N>
+    explicit RecordFunction(char (&buffer)[N], Category category = Category::user_annotation)
+        : RecordFunction(copy_name, std::string_view(buffer), category) {}
+    template <class Text>
+        requires(std::is_convertible_v<const Text&, std::string_view> && !std::is_array_v<Text>)
+    explicit RecordFunction(const Text& name, Category category = Category::user_annotation)
+        : RecordFunction(copy_name, std::string_view(name), category) {}
     // A name built at run time, copied while recording (Tracy's ZoneTransientN):
     //   RecordFunction scope(copy_name, "batch " + std::to_string(i));
     RecordFunction(CopyName, std::string_view name, Category category = Category::user_annotation) {
@@ -183,6 +196,7 @@ void record_memory(const MemoryRecord& record);
 
 #define VITALS_PROFILER_CONCAT2(a, b) a##b
 #define VITALS_PROFILER_CONCAT(a, b) VITALS_PROFILER_CONCAT2(a, b)
-// Records the rest of the enclosing block as a user annotation named `name` (a literal).
+// Records the rest of the enclosing block as a user annotation named `name`: a literal, or
+// any text built at run time (copied, see RecordFunction).
 #define VITALS_RECORD_FUNCTION(name) \
     ::vitals::profiler::RecordFunction VITALS_PROFILER_CONCAT(vitals_record_function_, __COUNTER__)(name)
