@@ -89,7 +89,9 @@ vitals::WorkPerCall mask_indices_work(std::int64_t n, double density, bool befor
     const double elements = static_cast<double>(n), indices = elements * density * 8;
     const double bytes = before ? elements * (8 + 8) + elements * (8 + 8) + elements * 8 + indices
                                 : elements * (4 + 1) + elements * 1 + indices;
-    return {.bytes = bytes, .items = elements};
+    // The linear pass before it: [128, 500] through Linear(500, 10), in float.
+    const vitals::WorkPerCall linear = product_work(128, 500, 10, DType::f32, true);
+    return {.bytes = bytes + linear.bytes, .items = elements};  // its flops are too few to count
 }
 
 // "1M" for 1 << 20, "16M" for 16 << 20.

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "vitals/kernels/ops.hpp"
+#include "vitals/profiler/record_function.hpp"
 
 namespace vitals::kernels {
 // The standard normal quantile for 1 - density, by bisection on erfc.
@@ -26,14 +27,28 @@ MaskIndices::MaskIndices(std::int64_t n, Device device, double density, std::uin
     }
     x_double_ = Tensor::randn({n}, DType::f64, device, seed);
     x_float_ = Tensor::randn({n}, DType::f32, device, seed);
+    input_ = Tensor::randn({kBatch, kFeatures}, DType::f32, device, seed + 1);
+    weight_ = Tensor::randn({kOut, kFeatures}, DType::f32, device, seed + 2);
+    bias_ = Tensor::randn({kOut}, DType::f32, device, seed + 3);
+}
+
+Tensor MaskIndices::linear_pass() const {
+    VITALS_RECORD_FUNCTION("LINEAR PASS");
+    return linear(input_, weight_, bias_);
 }
 
 Tensor MaskIndices::before() const {
+    const Tensor out = linear_pass();
+    VITALS_RECORD_FUNCTION("MASK INDICES");
     const Tensor mask = gt(x_double_, threshold_, DType::f64);
     const Tensor host_mask = copy_to(mask, Device::cpu);
     return nonzero(host_mask);
 }
 
-Tensor MaskIndices::after() const { return nonzero(gt(x_float_, threshold_, DType::boolean)); }
+Tensor MaskIndices::after() const {
+    const Tensor out = linear_pass();
+    VITALS_RECORD_FUNCTION("MASK INDICES");
+    return nonzero(gt(x_float_, threshold_, DType::boolean));
+}
 
 }  // namespace vitals::kernels

@@ -1,9 +1,14 @@
-// The tutorial's MASK INDICES case study as two variants of one workload: find the
-// indices of the elements of x above a threshold.
+// The tutorial's MASK INDICES case study: a small module whose forward is a linear pass
+// (input [128, 500] through Linear(500, 10)), then the indices of the elements of a
+// mask tensor x above a threshold, each in a labelled region as in the tutorial
+// ("LINEAR PASS", "MASK INDICES"), in two variants of the masked part:
 //
 // before: x and its mask in double; the mask is copied to the host (NumPy's argwhere
 //         needed it there) and the indices are found on the host.
 // after:  x in float, a bool mask, nonzero on x's own device: no round trip.
+//
+// The threshold is fixed by the density asked for (the tutorial derives it from the
+// linear pass's output), so the two variants find the same share of indices.
 //
 // On a CPU the "copy" is a copy between host buffers, so the two still differ in the
 // bytes they move; on a GPU the round trip dominates.
@@ -30,8 +35,14 @@ public:
 
     double threshold() const { return threshold_; }
 
+    // The linear pass's sizes: input [kBatch, kFeatures] through Linear(kFeatures, kOut).
+    static constexpr std::int64_t kBatch = 128, kFeatures = 500, kOut = 10;
+
 private:
+    Tensor linear_pass() const;
+
     Tensor x_double_, x_float_;
+    Tensor input_, weight_, bias_;
     double threshold_;
 };
 
