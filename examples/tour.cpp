@@ -64,7 +64,7 @@ void profiler_walkthrough(const std::filesystem::path& out) {
                   << ": open it in ui.perfetto.dev or chrome://tracing.\n";
     }
 
-    heading("6. A scheduled training loop: wait 1, warm up 1, record 2, over 8 steps");
+    heading("6. The tutorial's training step under schedule(wait=2, warmup=1, active=3), over 12 steps");
     {
         k::Sgd sgd(model, 0.01);
         const k::Tensor target = k::Tensor::randn({32, 512}, k::DType::f32, k::Device::cpu, 2);
@@ -72,13 +72,14 @@ void profiler_walkthrough(const std::filesystem::path& out) {
         int traces = 0;
         const p::TraceReadyHandler write = p::tensorboard_trace_handler(logs);
         vitals::Timer training({.stmt = [&] { k::train_step(model, sgd, x, target); }, .label = "train_step"});
-        training.profile({.steps = 8,
-                          .profile = {.schedule = p::Schedule{.wait = 1, .warmup = 1, .active = 2},
+        // Forward, loss, backward (autograd's nodes), optimizer step and zero_grad, as torch's table.
+        training.profile({.steps = 12,
+                          .profile = {.schedule = p::Schedule{.wait = 2, .warmup = 1, .active = 3},
                                       .on_trace_ready = [&](p::Profile& done) {
                                           ++traces;
                                           std::cout << "trace " << traces << ":\n"
                                                     << done.key_averages().table(
-                                                           {.sort_by = "self_cpu_time_total", .row_limit = 5});
+                                                           {.sort_by = "cpu_time_total", .row_limit = 12});
                                           write(done);
                                       }}});
         std::cout << "\n" << traces << " traces written to " << logs.string() << " (TensorBoard's layout).\n";

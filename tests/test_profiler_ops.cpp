@@ -174,3 +174,32 @@ TEST(ProfiledOps, MaskIndicesIsTheLargestRegionBeforeAndShrinksAfter) {
     EXPECT_TRUE(after.count("nonzero"));
     EXPECT_LT(after.at("MASK INDICES"), before.at("MASK INDICES"));
 }
+
+// The tutorial's full training step under schedule(wait=2, warmup=1, active=3): the
+// table reads as torch's, with autograd's nodes and the optimizer's scopes.
+TEST(ProfiledOps, TrainingStepReadsLikeTorchsAutogradAndOptimizer) {
+    k::Mlp model(k::MlpConfig{.dtype = DType::f32, .device = Device::cpu});
+    k::Sgd sgd(model, 0.01);
+    const Tensor x = Tensor::randn({32, 512}, DType::f32, Device::cpu, 1);
+    const Tensor target = Tensor::randn({32, 512}, DType::f32, Device::cpu, 2);
+    std::map<std::string, std::int64_t> calls;
+    p::Profile profile({.schedule = p::Schedule{.wait = 2, .warmup = 1, .active = 3},
+                        .on_trace_ready = [&](p::Profile& done) {
+                            for (const auto& r : done.key_averages().rows()) calls[r.key] += r.count;
+                        }});
+    profile.start();
+    for (int step = 0; step < 6; ++step) {
+        vitals::do_not_optimize(k::train_step(model, sgd, x, target));
+        profile.step();
+    }
+    profile.stop();
+    EXPECT_EQ(calls["ProfilerStep*"], 3);
+    EXPECT_EQ(calls["autograd::engine::evaluate_function: AddmmBackward0"], 6);  // two layers, three steps
+    EXPECT_EQ(calls["AddmmBackward0"], 6);
+    EXPECT_EQ(calls["ReluBackward0"], 3);
+    EXPECT_EQ(calls["MseLossBackward0"], 3);
+    EXPECT_EQ(calls["Optimizer.step#SGD.step"], 3);
+    EXPECT_EQ(calls["Optimizer.zero_grad#SGD.zero_grad"], 3);
+    EXPECT_EQ(calls["linear"], 6);
+    EXPECT_EQ(calls["matmul"], 12);  // the backward products, inside the nodes
+}

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "vitals/kernels/ops.hpp"
+#include "vitals/profiler/record_function.hpp"
 
 namespace vitals::kernels {
 namespace {
@@ -39,16 +40,32 @@ Tensor Mlp::forward(const Tensor& x) {
     return linear(activation_, w2, b2);
 }
 
+// The backward pass of one forward operation, named as torch's autograd names it: the
+// engine's evaluate_function scope around the node's own (e.g. AddmmBackward0).
+#define VITALS_AUTOGRAD_NODE(node)                                                                       \
+    const profiler::RecordFunction evaluate_##node("autograd::engine::evaluate_function: " #node,       \
+                                                   profiler::Category::cpu_op);                          \
+    const profiler::RecordFunction node_##node(#node, profiler::Category::cpu_op)
+
 Tensor Mlp::backward(const Tensor& grad_output) {
-    // y = a w2^T + b2: dw2 = dy^T a, db2 = column sums of dy, da = dy w2.
-    grad_w2 = matmul(grad_output, activation_, /*transpose_a=*/true);
-    grad_b2 = sum_rows(grad_output);
-    const Tensor grad_activation = matmul(grad_output, w2);
-    const Tensor grad_hidden = relu_backward(grad_activation, hidden_);
-    // h = x w1^T + b1: likewise.
-    grad_w1 = matmul(grad_hidden, input_, /*transpose_a=*/true);
-    grad_b1 = sum_rows(grad_hidden);
-    return matmul(grad_hidden, w1);
+    Tensor grad_activation, grad_hidden, grad_input;
+    {  // y = a w2^T + b2: dw2 = dy^T a, db2 = column sums of dy, da = dy w2.
+        VITALS_AUTOGRAD_NODE(AddmmBackward0);
+        grad_w2 = matmul(grad_output, activation_, /*transpose_a=*/true);
+        grad_b2 = sum_rows(grad_output);
+        grad_activation = matmul(grad_output, w2);
+    }
+    {
+        VITALS_AUTOGRAD_NODE(ReluBackward0);
+        grad_hidden = relu_backward(grad_activation, hidden_);
+    }
+    {  // h = x w1^T + b1: likewise.
+        VITALS_AUTOGRAD_NODE(AddmmBackward0);
+        grad_w1 = matmul(grad_hidden, input_, /*transpose_a=*/true);
+        grad_b1 = sum_rows(grad_hidden);
+        grad_input = matmul(grad_hidden, w1);
+    }
+    return grad_input;
 }
 
 void Mlp::zero_grad() {
@@ -57,18 +74,28 @@ void Mlp::zero_grad() {
 
 Sgd::Sgd(Mlp& model, double lr) : model_(&model), lr_(lr) {}
 
+// torch.optim's profiler names: Optimizer.<method>#<class>.<method>.
 void Sgd::step() {
+    VITALS_RECORD_FUNCTION("Optimizer.step#SGD.step");
     const std::vector<Tensor*> params = model_->parameters();
     const std::vector<Tensor*> grads = model_->gradients();
     for (std::size_t i = 0; i < params.size(); ++i) sgd_step(*params[i], *grads[i], lr_);
 }
 
-void Sgd::zero_grad() { model_->zero_grad(); }
+void Sgd::zero_grad() {
+    VITALS_RECORD_FUNCTION("Optimizer.zero_grad#SGD.zero_grad");
+    model_->zero_grad();
+}
 
 Tensor train_step(Mlp& model, Sgd& optimizer, const Tensor& x, const Tensor& target) {
     const Tensor prediction = model.forward(x);
     Tensor loss = mse_loss(prediction, target);
-    model.backward(mse_loss_backward(prediction, target));
+    Tensor grad_prediction;
+    {  // loss.backward() begins at the loss's own node
+        VITALS_AUTOGRAD_NODE(MseLossBackward0);
+        grad_prediction = mse_loss_backward(prediction, target);
+    }
+    model.backward(grad_prediction);
     optimizer.step();
     optimizer.zero_grad();
     return loss;
