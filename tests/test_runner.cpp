@@ -258,3 +258,15 @@ TEST(CaseFamilies, RunWithAxesFitsTheGrowth) {
     const CommandResult timeit = run("../bin/vitals", "timeit matmul/48x48/cpu-f64 --axis n=48 --min-run-time 0.01");
     EXPECT_EQ(timeit.exit_code, 0) << timeit.err;
 }
+
+// Cases whose Timers have no label are told apart by their names: neither hides the other.
+TEST(Runner, UnlabeledCasesAreNeverMergedInTheTables) {
+    const CommandResult r = run("vitals_unlabeled_bench", "run --min-run-time 0.02");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("spin/short"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("spin/long"), std::string::npos) << r.out;
+    // The long case's row shows about 100 us, the short one's about 20 us.
+    const std::regex long_row("spin/long\\s*\\|\\s*([0-9.]+)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, long_row)) << r.out;
+}

@@ -62,6 +62,30 @@ struct TemporaryFolder {
 // ("out.json" -> "out.partial.json"). Standard output and devices stay as they are.
 std::string partial_path(const std::string& path) { return tagged_path(path, "partial"); }
 
+// The measured cases for the Compare tables. Compare joins measurements of equal tasks
+// (the same statement measured twice); distinct cases whose Timers say the same (no
+// label, say) are told apart by their case names in the row instead, so that no case
+// hides another.
+std::vector<Measurement> measurements_for_tables(const std::vector<CaseResult>& results) {
+    std::vector<Measurement> out;
+    for (const CaseResult& r : results) {
+        if (!r.measurement) continue;
+        const TaskSpec& task = r.measurement->task_spec();
+        const std::size_t same = static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [&](const CaseResult& other) {
+            return other.measurement && other.measurement->task_spec() == task;
+        }));
+        if (same == 1) {
+            out.push_back(*r.measurement);
+            continue;
+        }
+        TaskSpec named = task;
+        named.sub_label = task.sub_label.empty() ? r.name : task.sub_label + " (" + r.name + ")";
+        Measurement m(r.measurement->number_per_run(), r.measurement->raw_times(), std::move(named), r.measurement->raw_cpu_times());
+        out.push_back(r.measurement->median_interval() ? m.with_median_interval(*r.measurement->median_interval()) : m);
+    }
+    return out;
+}
+
 // The cases skipped, after the tables.
 void print_skipped(const std::vector<CaseResult>& results) {
     const auto skipped = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.skipped.empty(); });
@@ -183,7 +207,6 @@ private:
     // tables and the skipped cases. Ctrl-C stops after the current block: `interrupted`.
     std::vector<CaseResult> measure_all(const std::vector<const Case*>& selected, bool& interrupted) {
         std::vector<CaseResult> results;
-        std::vector<Measurement> measured;
         const InterruptibleRun interruptible;
         for (std::size_t i = 0; i < selected.size(); ++i) {
             fmt::print(stderr, "[{}/{}] {}\n", i + 1, selected.size(), selected[i]->name);
@@ -198,10 +221,11 @@ private:
             }
             if (!result.skipped.empty()) fmt::print(stderr, "      skipped: {}\n", result.skipped);
             if (!result.error.empty()) print_error(result.error);
-            if (result.measurement) measured.push_back(*result.measurement);
             results.push_back(std::move(result));
         }
-        if (!measured.empty()) fmt::print("{}", Compare(measured).to_string());
+        if (const std::vector<Measurement> measured = measurements_for_tables(results); !measured.empty()) {
+            fmt::print("{}", Compare(measured).to_string());
+        }
         print_skipped(results);
         return results;
     }
@@ -243,7 +267,6 @@ private:
                        processes_);
         }
         std::vector<CaseResult> results;
-        std::vector<Measurement> measured;
         for (const Case* c : selected) {
             CaseResult joined{c->name, std::nullopt, "", ""};
             for (const std::vector<CaseResult>& process : by_process) {
@@ -260,11 +283,12 @@ private:
                 joined.measurement = Measurement::merge(joined.per_process).front();
                 joined.skipped.clear();
                 joined.error.clear();
-                measured.push_back(*joined.measurement);
             }
             results.push_back(std::move(joined));
         }
-        if (!measured.empty()) fmt::print("{}", Compare(measured).to_string());
+        if (const std::vector<Measurement> measured = measurements_for_tables(results); !measured.empty()) {
+            fmt::print("{}", Compare(measured).to_string());
+        }
         print_skipped(results);
         return results;
     }
