@@ -538,3 +538,46 @@ TEST(Profile, ResultsBeforeStopAreAnError) {
     profile.stop();
     EXPECT_NO_THROW(profile.key_averages());
 }
+
+// A failing on_trace_ready at a scope's end is reported, not fatal: the program goes on,
+// and the error is kept. An explicit stop() still throws it.
+TEST(Profile, AFailingHandlerAtAScopesEndIsReportedNotFatal) {
+    const auto failing = [](Profile&) { throw std::runtime_error("disk full"); };
+    Profile profile({.on_trace_ready = failing});
+    {
+        ProfileScope scope(profile);
+        VITALS_RECORD_FUNCTION("work");
+    }  // would call std::terminate if the error escaped the destructor
+    EXPECT_FALSE(profile.running());
+    EXPECT_EQ(profile.last_error(), "disk full");
+    EXPECT_FALSE(vitals::profiler::is_recording());
+    Profile explicit_stop({.on_trace_ready = failing});
+    explicit_stop.start();
+    EXPECT_THROW(explicit_stop.stop(), std::runtime_error);
+    EXPECT_FALSE(explicit_stop.running());
+    EXPECT_FALSE(vitals::profiler::is_recording());
+}
+
+// A handler that stops the profile stops recording: nothing is left switched on.
+TEST(Profile, AHandlerThatStopsTheProfileStopsRecording) {
+    int delivered = 0;
+    Profile profile({.schedule = Schedule{.wait = 0, .warmup = 0, .active = 1},
+                     .on_trace_ready = [&](Profile& p) {
+                         ++delivered;
+                         p.stop();
+                     }});
+    profile.start();
+    { VITALS_RECORD_FUNCTION("step 0"); }
+    profile.step();  // the first cycle ends: the handler runs and stops the profile
+    EXPECT_EQ(delivered, 1);
+    EXPECT_FALSE(profile.running());
+    EXPECT_FALSE(vitals::profiler::is_recording());
+    { VITALS_RECORD_FUNCTION("after the stop"); }
+    bool found = false;
+    for (const auto& e : profile.trace().events) found = found || e.name == "step 0";
+    EXPECT_TRUE(found) << "the delivered trace stays readable";
+    EXPECT_THROW(profile.step(), std::logic_error);
+    Profile next;  // another profile can start: none is left running
+    EXPECT_NO_THROW(next.start());
+    next.stop();
+}

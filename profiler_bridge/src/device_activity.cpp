@@ -25,6 +25,17 @@ std::string start() {
 
 std::vector<DeviceEvent> stop() { return g_hooks.stop != nullptr ? g_hooks.stop() : std::vector<DeviceEvent>{}; }
 
+void synchronize() {
+    if (g_hooks.synchronize != nullptr) g_hooks.synchronize();
+}
+
+std::vector<DeviceEvent> in_window(std::vector<DeviceEvent> events, std::int64_t start_ns, std::int64_t end_ns) {
+    std::erase_if(events, [&](const DeviceEvent& e) {
+        return e.start_ns < start_ns || e.end_ns > end_ns || e.end_ns < e.start_ns;
+    });
+    return events;
+}
+
 void push_external_id(std::uint64_t id) {
     if (g_hooks.push_external_id != nullptr) g_hooks.push_external_id(id);
 }

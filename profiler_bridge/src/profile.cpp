@@ -1,6 +1,8 @@
 #include "vitals/profiler/profile.hpp"
 
 #include <fmt/format.h>
+
+#include <cstdio>
 #include <unistd.h>
 
 #include <algorithm>
@@ -107,7 +109,7 @@ Trace build_trace(std::vector<detail::ThreadRecords> threads, std::vector<Device
         }
         for (int e : open) trace.events[static_cast<std::size_t>(e)].end_ns = trace.end_ns;
     }
-    trace.device = std::move(device);
+    trace.device = detail::device_activity::in_window(std::move(device), trace.start_ns, trace.end_ns);
     trace.compute_attribution();
     return trace;
 }
@@ -160,13 +162,31 @@ Profile::Profile(ProfileOptions options) : options_(std::move(options)) {
     }
 }
 
-Profile::~Profile() {
-    if (running_) {
-        try {
-            stop();
-        } catch (...) {  // a throwing on_trace_ready must not escape a destructor
-        }
+Profile::~Profile() { stop_quietly("the profile was destroyed while running"); }
+
+void Profile::stop_quietly(const char* why) noexcept {
+    if (!running_) return;
+    try {
+        stop();
+    } catch (const std::exception& e) {  // a throwing on_trace_ready must not escape a destructor
+        last_error_ = e.what();
+        std::fprintf(stderr, "vitals: error: %s, and stopping it failed: %s (the last trace was not delivered)\n", why,
+                     e.what());
+    } catch (...) {
+        last_error_ = "unknown exception";
+        std::fprintf(stderr, "vitals: error: %s, and stopping it failed (the last trace was not delivered)\n", why);
     }
+}
+
+// Recording off and the window's records dropped, with no trace built or delivered.
+void Profile::discard_window() {
+    end_step_annotation();
+    running_ = false;
+    set_flags(options_, false, false);
+    if (device_active_) (void)detail::device_activity::stop();
+    device_active_ = false;
+    (void)detail::collect_all(/*keep=*/false);
+    g_running_profile.store(nullptr);
 }
 
 void Profile::start() {
@@ -184,6 +204,10 @@ void Profile::start() {
 
 void Profile::stop() {
     if (!running_) throw std::logic_error("Profile::stop: this profile is not running; call start() first");
+    if (in_handler_) {  // stop() from on_trace_ready: done when the handler returns
+        stop_requested_ = true;
+        return;
+    }
     end_step_annotation();
     running_ = false;
     try {
@@ -195,15 +219,22 @@ void Profile::stop() {
     }
     set_flags(options_, false, false);
     g_running_profile.store(nullptr);
+    stop_requested_ = false;
 }
 
 void Profile::step() {
     if (!running_) throw std::logic_error("Profile::step: this profile is not running; call start() first");
+    if (in_handler_) throw std::logic_error("Profile::step: called from on_trace_ready; step the profile from the loop");
     end_step_annotation();
     const ProfilerAction previous = action_;
     ++step_num_;
     action_ = options_.schedule ? options_.schedule->action(step_num_) : ProfilerAction::record;
     transit(previous, action_);
+    if (stop_requested_) {  // the handler stopped the profile: nothing records past it
+        stop_requested_ = false;
+        discard_window();
+        return;
+    }
     begin_step_annotation();
 }
 
@@ -306,6 +337,9 @@ void Profile::export_chrome_trace(const std::filesystem::path& path) const {
 }
 
 void Profile::stop_trace() {
+    // The device's work launched inside the window finishes inside it (torch.profiler
+    // synchronises too), so it is flushed whole and kept by the window filter.
+    if (device_active_) detail::device_activity::synchronize();
     const std::int64_t end = now_ticks();
     set_flags(options_, false, false);
     if (detail::cap_reached()) {
@@ -321,7 +355,15 @@ void Profile::stop_trace() {
 }
 
 void Profile::trace_ready() {
-    if (options_.on_trace_ready) options_.on_trace_ready(*this);
+    if (!options_.on_trace_ready) return;
+    in_handler_ = true;
+    try {
+        options_.on_trace_ready(*this);
+    } catch (...) {
+        in_handler_ = false;
+        throw;
+    }
+    in_handler_ = false;
 }
 
 TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, TensorboardOptions options) {

@@ -84,6 +84,11 @@ public:
     void step();
 
     bool running() const { return running_; }
+    // Stops if running, never throwing: what a failing on_trace_ready said goes to stderr
+    // and to last_error() (for destructors and scope ends; an explicit stop() throws).
+    void stop_quietly(const char* why = "the profile was stopped quietly") noexcept;
+    // What the last quiet stop failed with ("" when nothing failed).
+    const std::string& last_error() const { return last_error_; }
     std::int64_t step_num() const { return step_num_; }
     ProfilerAction current_action() const { return action_; }
 
@@ -102,6 +107,7 @@ private:
     void start_trace();
     void stop_trace();
     void trace_ready();
+    void discard_window();
     void begin_step_annotation();
     void end_step_annotation();
 
@@ -114,15 +120,18 @@ private:
     std::optional<RecordFunction> step_annotation_;
     Trace trace_;
     bool has_trace_ = false;  // a window has finished: trace_ holds it
+    bool in_handler_ = false;      // on_trace_ready is running
+    bool stop_requested_ = false;  // ... and called stop()
+    std::string last_error_;
 };
 
 // Starts a profile for the lifetime of the scope.
 class ProfileScope {
 public:
     explicit ProfileScope(Profile& profile) : profile_(profile) { profile_.start(); }
-    ~ProfileScope() {
-        if (profile_.running()) profile_.stop();
-    }
+    // A failing on_trace_ready at the scope's end is reported (stderr, last_error()), not
+    // thrown: a destructor that threw would end the program.
+    ~ProfileScope() { profile_.stop_quietly("the profile's scope ended"); }
     ProfileScope(const ProfileScope&) = delete;
     ProfileScope& operator=(const ProfileScope&) = delete;
 
