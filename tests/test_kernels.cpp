@@ -465,3 +465,31 @@ TEST(OpHooks, EveryOperationPassesTheEntryPointWithItsInputs) {
     EXPECT_EQ(seen[2].depth, 0);
     EXPECT_EQ(depth, 0);
 }
+
+// Shapes whose element count or byte size overflows are refused by name; a moved-from
+// tensor is undefined and ops say so (before, {1 << 62, 4} wrapped to 0 elements and an
+// op crashed, and a moved-from tensor still claimed to be defined).
+TEST(Tensor, OverflowingShapesAndMovedFromTensorsAreRefused) {
+    try {
+        (void)Tensor::empty({std::int64_t{1} << 62, 4}, DType::f32);
+        FAIL() << "an overflowing shape was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("[4611686018427387904, 4]"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW((void)Tensor::empty({std::int64_t{1} << 61, 1}, DType::f64), std::invalid_argument);  // 2^64 bytes
+    Tensor a = Tensor::randn({4, 4}, DType::f32);
+    Tensor b = std::move(a);
+    EXPECT_TRUE(b.defined());
+    EXPECT_FALSE(a.defined());  // NOLINT(bugprone-use-after-move): the point of the test
+    try {
+        (void)k::relu(a);
+        FAIL() << "relu of a moved-from tensor ran";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("undefined tensor"), std::string::npos) << e.what();
+    }
+    Tensor c;
+    c = std::move(b);
+    EXPECT_TRUE(c.defined());
+    EXPECT_FALSE(b.defined());  // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(k::relu(c).numel(), 16);
+}

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+#include <utility>
+
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -55,11 +58,20 @@ std::string describe(const Tensor& t) {
 
 namespace {
 
-std::int64_t count_elements(const Shape& shape) {
+// The element count, refusing a negative extent and a count (or, with its element size,
+// a byte size) that does not fit: such a shape would wrap around to a small tensor.
+std::int64_t count_elements(const Shape& shape, std::size_t element_bytes = 1) {
     std::int64_t n = 1;
     for (std::int64_t extent : shape) {
         if (extent < 0) throw std::invalid_argument(fmt::format("tensor shape {} has a negative extent", shape_string(shape)));
+        if (extent != 0 && n > std::numeric_limits<std::int64_t>::max() / extent) {
+            throw std::invalid_argument(fmt::format("tensor shape {} has more elements than a 64-bit count holds", shape_string(shape)));
+        }
         n *= extent;
+    }
+    if (element_bytes > 1 && n > std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(element_bytes)) {
+        throw std::invalid_argument(fmt::format("tensor shape {} of {}-byte elements is more bytes than memory can address",
+                                                shape_string(shape), element_bytes));
     }
     return n;
 }
@@ -72,7 +84,7 @@ cuda_backend::CopyKind copy_kind(Device from, Device to) {
 }  // namespace
 
 Tensor Tensor::empty(Shape shape, DType dtype, Device device) {
-    const std::size_t bytes = static_cast<std::size_t>(count_elements(shape)) * element_size(dtype);
+    const std::size_t bytes = static_cast<std::size_t>(count_elements(shape, element_size(dtype))) * element_size(dtype);
     if (device == Device::cuda) {
         const std::string reason = vitals::cuda_unavailable_reason();
         if (!reason.empty()) {
@@ -131,6 +143,27 @@ std::int64_t Tensor::size(std::int64_t axis) const {
 }
 
 std::int64_t Tensor::numel() const { return count_elements(shape_); }
+
+Tensor::Tensor(Tensor&& other) noexcept
+    : shape_(std::move(other.shape_)),
+      dtype_(other.dtype_),
+      device_(other.device_),
+      storage_(std::move(other.storage_)),
+      defined_(std::exchange(other.defined_, false)) {
+    other.shape_.clear();
+}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+    if (this != &other) {
+        shape_ = std::move(other.shape_);
+        dtype_ = other.dtype_;
+        device_ = other.device_;
+        storage_ = std::move(other.storage_);
+        defined_ = std::exchange(other.defined_, false);
+        other.shape_.clear();
+    }
+    return *this;
+}
 
 template <class T>
 T* Tensor::data() {

@@ -40,6 +40,12 @@ std::string shape_string(const Shape& shape);
 class Tensor {
 public:
     Tensor() = default;
+    Tensor(const Tensor&) = default;
+    Tensor& operator=(const Tensor&) = default;
+    // A moved-from tensor is undefined (defined() is false, no shape, no storage), so an
+    // op given one refuses it by name rather than reading freed or missing storage.
+    Tensor(Tensor&& other) noexcept;
+    Tensor& operator=(Tensor&& other) noexcept;
 
     // Uninitialised storage. Throws std::invalid_argument for a negative extent, and
     // std::runtime_error (with the reason) for a CUDA tensor where no device is usable.
