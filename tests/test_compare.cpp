@@ -48,3 +48,16 @@ TEST(Compare, HandBuiltTable) {
         "Times are in microseconds (us).\n";
     EXPECT_EQ(Compare(ms).to_string(), expected);
 }
+
+// A zero median (a statement the clock cannot see) prints as 0, with no overflow in the
+// column width (UBSan caught INT_MIN digits there).
+TEST(Compare, AZeroMedianPrints) {
+    using vitals::TaskSpec;
+    std::vector<Measurement> ms{
+        Measurement(1, {0.0, 0.0, 0.0, 0.0}, TaskSpec{.stmt = "f", .label = "op", .sub_label = "empty", .description = "a"}),
+        Measurement(1, {2e-6, 2e-6, 2e-6, 2e-6}, TaskSpec{.stmt = "f", .label = "op", .sub_label = "work", .description = "a"}),
+    };
+    const std::string table = Compare(ms).to_string();
+    EXPECT_NE(table.find("empty  |     0.0"), std::string::npos) << table;  // in ns: the smallest median picks the unit
+    EXPECT_NE(table.find("work   |  2000.0"), std::string::npos) << table;
+}

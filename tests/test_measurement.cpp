@@ -140,3 +140,8 @@ TEST(Measurement, StatedWorkAddsAThroughputLine) {
     const Measurement plain(1, {1e-3, 1e-3, 1e-3, 1e-3}, TaskSpec{.stmt = "f()", .label = "op"});
     EXPECT_EQ(plain.to_string().find("Throughput"), std::string::npos);
 }
+
+TEST(Measurement, RefusesNaNAndNegativeCpuTimes) {
+    EXPECT_THROW(Measurement(1, {1e-3, 1e-3}, TaskSpec{.stmt = "f()"}, {1e-3, std::nan("")}), std::invalid_argument);
+    EXPECT_THROW(Measurement(1, {1e-3, 1e-3}, TaskSpec{.stmt = "f()"}, {1e-3, -1e-3}), std::invalid_argument);
+}

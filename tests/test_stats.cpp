@@ -182,3 +182,13 @@ TEST(Complexity, NoisyQuadraticAndBadInput) {
     EXPECT_THROW(vitals::stats::fit_complexity(std::vector<double>{1, 2}, std::vector<double>{1, -2}), std::invalid_argument);
     EXPECT_THROW(vitals::stats::fit_complexity(std::vector<double>{1, 2}, std::vector<double>{1}), std::invalid_argument);
 }
+
+// Edge values: NaN makes every quantile NaN, as numpy; a value below float's range is
+// left untrimmed rather than overflowing.
+TEST(Stats, NaNAndTinyValues) {
+    const std::vector<double> with_nan = {1.0, std::nan(""), 3.0};
+    EXPECT_TRUE(std::isnan(vitals::stats::quantile(with_nan, 0.25)));
+    EXPECT_TRUE(std::isnan(vitals::stats::median(with_nan)));
+    EXPECT_EQ(vitals::stats::trim_sigfig(1e-320, 3), 1e-320);
+    EXPECT_EQ(vitals::stats::trim_sigfig(0.0, 3), 0.0);
+}

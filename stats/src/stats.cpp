@@ -48,6 +48,8 @@ double interpolate(double a, double b, double w) {
 }
 
 double quantile(std::span<const double> samples, double q) {
+    // As numpy: a NaN among the samples makes every quantile NaN (sorting cannot place it).
+    if (std::any_of(samples.begin(), samples.end(), [](double v) { return std::isnan(v); })) return kNaN;
     const std::vector<double> sorted = sorted_copy(samples);
     return quantile_sorted(sorted, q);
 }
@@ -105,7 +107,9 @@ double trim_sigfig(double x, int n) {
     if (x == 0.0 || !std::isfinite(x)) return x;
     // float32 arithmetic, as the reference does it on a default-dtype tensor, so trimmed
     // cells print the same digits; nearbyint rounds half to even like torch.round.
-    const int magnitude = static_cast<int>(std::ceil(log10_float32(std::fabs(x))));
+    const double log = std::ceil(log10_float32(std::fabs(x)));
+    if (!std::isfinite(log)) return x;  // below float's range: nothing to trim
+    const int magnitude = static_cast<int>(log);
     const double scale = std::pow(10.0, magnitude - n);
     const float rounded = std::rint(static_cast<float>(x / scale));
     return static_cast<double>(rounded * static_cast<float>(scale));

@@ -39,8 +39,11 @@ std::string ljust(const std::string& s, std::size_t width, char fill = ' ') {
 using Cell = const Measurement*;
 
 // Digits left of the point, the reference's way: ceil(log10(value)) in float32.
+// Digits before the point; a zero (or a value below float's range) counts as one, where
+// the reference's log10 would be -inf.
 int leading_digits(double value) {
-    return static_cast<int>(std::ceil(stats::log10_float32(value)));
+    const double digits = std::ceil(stats::log10_float32(value));
+    return std::isfinite(digits) ? static_cast<int>(digits) : 1;
 }
 
 class Column {

@@ -84,6 +84,11 @@ Measurement::Measurement(std::int64_t number_per_run, std::vector<double> raw_ti
             throw std::invalid_argument(fmt::format("Measurement: block time {} is not a finite time >= 0", t));
         }
     }
+    for (double t : raw_cpu_times_) {
+        if (!std::isfinite(t) || t < 0) {
+            throw std::invalid_argument(fmt::format("Measurement: CPU time {} is not a finite time >= 0", t));
+        }
+    }
     sorted_times_ = stats::sorted_copy(times());
     median_ = stats::quantile_sorted(sorted_times_, 0.5);
     mean_ = stats::mean(sorted_times_);

@@ -95,6 +95,12 @@ Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(ta
 }
 
 std::int64_t Timer::estimate_block_size(Run& run, double min_run_time) {
+    if (options_.cuda_stream) {
+        // One untimed call first: cuBLAS handles, lazy module loading and the memory
+        // pool's first growth belong to no block, or they would size the blocks.
+        run.setup();
+        run.untimed_calls(1);
+    }
     BlockSizeEstimator estimator(min_run_time);
     std::vector<double> empty_blocks;
     for (int i = 0; i < BlockSizeEstimator::kOverheadSamples; ++i) empty_blocks.push_back(run.timed_block(0, task_spec_).wall);
