@@ -270,3 +270,14 @@ TEST(Runner, UnlabeledCasesAreNeverMergedInTheTables) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.out, m, long_row)) << r.out;
 }
+
+// A family whose factory throws SkipCase is a skipped family, not an abort before main.
+TEST(Runner, AFamilyThatCannotRunHereIsSkippedNotFatal) {
+    const CommandResult list = run("vitals_skipped_family_bench", "list");
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_EQ(list.out, "plain/1\n");
+    EXPECT_NE(list.err.find("a case family was skipped (its cases are not listed): no accelerator"), std::string::npos) << list.err;
+    const CommandResult r = run("vitals_skipped_family_bench", "run --min-run-time 0.01");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("a case family was skipped: no accelerator"), std::string::npos) << r.out;
+}

@@ -161,6 +161,7 @@ Registry Registry::with_axes(const std::vector<Axis>& overrides) const {
         out.expand(index, axes);
     }
     out.problems_.insert(out.problems_.end(), problems_.begin(), problems_.end());
+    out.skipped_families_ = skipped_families_;
     return out;
 }
 
@@ -182,6 +183,8 @@ CaseRegistrar::CaseRegistrar(const char* name, Timer (*factory)()) {
 CaseRegistrar::CaseRegistrar(std::vector<Case> (*factory)()) {
     try {
         for (Case& c : factory()) Registry::global().add(std::move(c));
+    } catch (const SkipCase& e) {  // the whole family cannot run here
+        Registry::global().add_skipped_family(e.what());
     } catch (const std::exception& e) {
         Registry::global().add_problem(fmt::format("a VITALS_CASES factory threw while listing its cases: {}; throw "
                                                    "SkipCase from a case's own factory instead",

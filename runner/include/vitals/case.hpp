@@ -97,6 +97,10 @@ public:
     const std::vector<std::string>& problems() const { return problems_; }
     // Records a problem found while registering, for the runner to report.
     void add_problem(std::string problem) { problems_.push_back(std::move(problem)); }
+    // Families whose factory threw SkipCase while listing its cases: why, for the runner
+    // to show among the skipped cases (their cases cannot be named).
+    void add_skipped_family(std::string why) { skipped_families_.push_back(std::move(why)); }
+    const std::vector<std::string>& skipped_families() const { return skipped_families_; }
     // nullptr when there is no case of that name.
     const Case* find(const std::string& name) const;
 
@@ -111,6 +115,7 @@ private:
     std::vector<Case> cases_;
     std::vector<CaseFamily> families_;
     std::vector<std::string> problems_;
+    std::vector<std::string> skipped_families_;
 };
 
 namespace detail {

@@ -18,6 +18,9 @@ public:
         std::optional<Registry> replaced;
         const Registry& registry = axes_.apply(context.registry, replaced);
         for (const Case* c : matching_cases(registry, filter_)) fmt::print("{}\n", c->name);
+        for (const std::string& why : registry.skipped_families()) {
+            fmt::print(stderr, "a case family was skipped (its cases are not listed): {}\n", why);
+        }
         return 0;
     }
 

@@ -176,6 +176,7 @@ public:
         }
         if (interrupted) return 128 + stop_signal();
         fmt::print("{}", growth_report(registry, results));
+        for (const std::string& why : registry.skipped_families()) fmt::print("\na case family was skipped: {}\n", why);
         if (baseline_) {
             Comparison comparison;
             try {
