@@ -19,7 +19,7 @@ TEST_DEB_PACKAGES := openmpi-bin libbenchmark-tools python3-numpy python3-scipy 
 # static libraries only, so nothing needs a shared library of this system there.
 GPU_BUNDLE_DIR ?= .gpu-bundle
 GPU_BUNDLE_PACKAGES := libeigen3-dev libboost1.74-dev googletest libgtest-dev libfmt-dev libfmt9 nlohmann-json3-dev \
-                       libcli11-dev ninja-build libre2-dev
+                       libcli11-dev ninja-build libre2-dev zlib1g-dev zlib1g
 
 # Sanitizer builds: the CPU build (no CUDA: its runtime is not instrumented) with
 # AddressSanitizer + UndefinedBehaviorSanitizer, and with ThreadSanitizer.

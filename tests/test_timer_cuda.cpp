@@ -1,5 +1,9 @@
 // Timing device work with CUDA events. Runs on a machine with a GPU; skips elsewhere.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 
 #include "cuda_spin.hpp"
 #include "vitals/cuda_support.hpp"
@@ -32,4 +36,37 @@ TEST_F(TimerOnStream, EventsMeasureTheKernelNotTheLaunch) {
     // blocked_autorange over event-timed blocks: each call is at least one kernel long.
     const vitals::Measurement blocked = timer.blocked_autorange({.min_run_time = 0.05});
     EXPECT_GE(blocked.median(), 200e-6 * 0.95);
+}
+
+TEST_F(TimerOnStream, TheHeldStreamHidesHostTimeBetweenLaunches) {
+    // Each call launches a 20 us kernel, then spends about 100 us on the host: without the
+    // stream held while they are queued, the device would wait for the host between kernels.
+    const long long cycles = static_cast<long long>(vitals::testing::clock_rate_khz()) / 50;
+    CUstream_st* stream = stream_;
+    vitals::Timer timer({.stmt =
+                             [stream, cycles] {
+                                 vitals::testing::launch_spin(stream, cycles);
+                                 std::this_thread::sleep_for(std::chrono::microseconds(100));
+                             },
+                         .label = "spin and sleep", .cuda_stream = stream});
+    const vitals::Measurement m = timer.timeit(8);
+    EXPECT_GE(m.raw_times()[0], 8 * 20e-6 * 0.95);
+    EXPECT_LT(m.raw_times()[0], 8 * 100e-6 * 0.75);  // well under the host's share
+}
+
+TEST_F(TimerOnStream, AStatementThatSynchronisesIsStillTimed) {
+    // The hold gives up by itself: a statement that waits for its stream inside each call
+    // is timed, not deadlocked.
+    const long long cycles = static_cast<long long>(vitals::testing::clock_rate_khz()) / 10;  // 100 us
+    CUstream_st* stream = stream_;
+    vitals::Timer timer({.stmt =
+                             [stream, cycles] {
+                                 vitals::testing::launch_spin(stream, cycles);
+                                 cudaStreamSynchronize(stream);
+                             },
+                         .label = "spin and wait", .cuda_stream = stream});
+    const auto started = std::chrono::steady_clock::now();
+    const vitals::Measurement m = timer.timeit(4);
+    EXPECT_GE(m.raw_times()[0], 4 * 100e-6 * 0.95);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 2.0);
 }

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "cupti_records.hpp"
 #include "parts.hpp"
 #include "vitals/profiler/clock.hpp"
 
@@ -21,7 +22,7 @@ constexpr std::size_t kAlignment = 8;
 struct Collected {
     std::mutex mutex;
     std::vector<DeviceEvent> events;
-    std::unordered_map<std::uint32_t, std::uint64_t> external_ids;  // CUPTI correlation -> host op
+    ExternalIds external_ids;  // CUPTI correlation -> host op
     std::int64_t cupti_to_steady_ns = 0;
 };
 
@@ -42,73 +43,13 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
     *max_records = 0;
 }
 
-std::int64_t steady(std::uint64_t cupti_ns) {
-    return static_cast<std::int64_t>(cupti_ns) + collected().cupti_to_steady_ns;
-}
-
-// A copy or a fill: the records of both kinds carry the same fields.
-template <class Record>
-DeviceEvent transfer(const Record& r, DeviceEvent::Kind kind, const char* name) {
-    DeviceEvent e;
-    e.kind = kind;
-    e.name = name;
-    e.device = static_cast<int>(r.deviceId);
-    e.stream = r.streamId;
-    e.start_ns = steady(r.start);
-    e.end_ns = steady(r.end);
-    e.correlation = r.correlationId;
-    e.bytes = static_cast<std::int64_t>(r.bytes);
-    return e;
-}
-
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_size) {
     Collected& c = collected();
     std::lock_guard lock(c.mutex);
     CUpti_Activity* record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
         DeviceEvent e;
-        switch (record->kind) {
-            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-            case CUPTI_ACTIVITY_KIND_KERNEL: {
-                const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-                e.kind = DeviceEvent::Kind::kernel;
-                e.name = k->name != nullptr ? k->name : "kernel";
-                e.device = static_cast<int>(k->deviceId);
-                e.stream = k->streamId;
-                e.start_ns = steady(k->start);
-                e.end_ns = steady(k->end);
-                e.correlation = k->correlationId;
-                e.grid[0] = k->gridX, e.grid[1] = k->gridY, e.grid[2] = k->gridZ;
-                e.block[0] = k->blockX, e.block[1] = k->blockY, e.block[2] = k->blockZ;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMCPY:
-                e = transfer(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record), DeviceEvent::Kind::memcpy, "Memcpy");
-                break;
-            case CUPTI_ACTIVITY_KIND_MEMSET:
-                e = transfer(*reinterpret_cast<const CUpti_ActivityMemset4*>(record), DeviceEvent::Kind::memset, "Memset");
-                break;
-            case CUPTI_ACTIVITY_KIND_RUNTIME: {
-                const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
-                const char* name = nullptr;
-                cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name);
-                e.kind = DeviceEvent::Kind::runtime;
-                e.name = name != nullptr ? name : "cuda runtime";
-                e.start_ns = steady(a->start);
-                e.end_ns = steady(a->end);
-                e.correlation = a->correlationId;
-                e.host_tid = a->threadId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
-                const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-                c.external_ids[x->correlationId] = x->externalId;
-                continue;
-            }
-            default:
-                continue;
-        }
-        c.events.push_back(std::move(e));
+        if (to_device_event(*record, c.cupti_to_steady_ns, c.external_ids, e)) c.events.push_back(std::move(e));
     }
     std::free(buffer);
 }
@@ -119,6 +60,71 @@ const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPT
 
 }  // namespace
 
+namespace {
+
+// A copy or a fill: the records of both kinds carry the same fields.
+template <class Record>
+DeviceEvent transfer(const Record& r, DeviceEvent::Kind kind, const char* name, std::int64_t to_steady) {
+    DeviceEvent e;
+    e.kind = kind;
+    e.name = name;
+    e.device = static_cast<int>(r.deviceId);
+    e.stream = r.streamId;
+    e.start_ns = static_cast<std::int64_t>(r.start) + to_steady;
+    e.end_ns = static_cast<std::int64_t>(r.end) + to_steady;
+    e.correlation = r.correlationId;
+    e.bytes = static_cast<std::int64_t>(r.bytes);
+    return e;
+}
+
+}  // namespace
+
+bool to_device_event(const CUpti_Activity& record, std::int64_t to_steady, ExternalIds& external_ids, DeviceEvent& e) {
+    switch (record.kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_KERNEL: {
+            const auto& k = reinterpret_cast<const KernelRecord&>(record);
+            e = DeviceEvent{};
+            e.kind = DeviceEvent::Kind::kernel;
+            e.name = k.name != nullptr ? k.name : "kernel";
+            e.device = static_cast<int>(k.deviceId);
+            e.stream = k.streamId;
+            e.start_ns = static_cast<std::int64_t>(k.start) + to_steady;
+            e.end_ns = static_cast<std::int64_t>(k.end) + to_steady;
+            e.correlation = k.correlationId;
+            e.grid[0] = k.gridX, e.grid[1] = k.gridY, e.grid[2] = k.gridZ;
+            e.block[0] = k.blockX, e.block[1] = k.blockY, e.block[2] = k.blockZ;
+            return true;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+            e = transfer(reinterpret_cast<const MemcpyRecord&>(record), DeviceEvent::Kind::memcpy, "Memcpy", to_steady);
+            return true;
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+            e = transfer(reinterpret_cast<const MemsetRecord&>(record), DeviceEvent::Kind::memset, "Memset", to_steady);
+            return true;
+        case CUPTI_ACTIVITY_KIND_RUNTIME: {
+            const auto& a = reinterpret_cast<const CUpti_ActivityAPI&>(record);
+            const char* name = nullptr;
+            if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, a.cbid, &name) != CUPTI_SUCCESS) name = nullptr;
+            e = DeviceEvent{};
+            e.kind = DeviceEvent::Kind::runtime;
+            e.name = name != nullptr ? name : "cuda runtime";
+            e.start_ns = static_cast<std::int64_t>(a.start) + to_steady;
+            e.end_ns = static_cast<std::int64_t>(a.end) + to_steady;
+            e.correlation = a.correlationId;
+            e.host_tid = a.threadId;
+            return true;
+        }
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+            const auto& x = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
+            external_ids[x.correlationId] = x.externalId;
+            return false;
+        }
+        default:
+            return false;
+    }
+}
+
 std::string cupti_start() {
     Collected& c = collected();
     {
@@ -126,7 +132,11 @@ std::string cupti_start() {
         c.events.clear();
         c.external_ids.clear();
     }
-    CUptiResult status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    // Runtime records carry the system's thread id (gettid), as Kineto asks, so that
+    // launches land on the thread of the CPU events that made them.
+    CUptiResult status = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (status != CUPTI_SUCCESS) return "CUPTI cannot record system thread ids: " + cupti_error(status);
+    status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (status != CUPTI_SUCCESS) return "CUPTI cannot record activity: " + cupti_error(status);
     for (CUpti_ActivityKind kind : kKinds) {
         status = cuptiActivityEnable(kind);
@@ -148,6 +158,8 @@ std::string cupti_start() {
 }
 
 std::vector<DeviceEvent> cupti_stop() {
+    // Work still running would be lost, or flushed with zero timestamps.
+    device_synchronize();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
     Collected& c = collected();

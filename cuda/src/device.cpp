@@ -25,4 +25,9 @@ std::string unavailable_reason() {
     return reason;
 }
 
+void device_synchronize() {
+    if (!unavailable_reason().empty()) return;
+    if (cudaDeviceSynchronize() != cudaSuccess) cudaGetLastError();  // nothing to report to; start clean
+}
+
 }  // namespace vitals::cuda_parts

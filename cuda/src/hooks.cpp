@@ -20,6 +20,7 @@ bool install() {
     profiler::detail::device_activity::install_hooks({
         .start = cupti_start,
         .stop = cupti_stop,
+        .synchronize = device_synchronize,
         .push_external_id = cupti_push_external_id,
         .pop_external_id = cupti_pop_external_id,
         .nvtx_push = nvtx_push,

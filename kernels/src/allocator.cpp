@@ -154,6 +154,36 @@ void host_deallocate(void* block, std::size_t bytes) noexcept {
     std::free(block);
 }
 
+// The stream each live device block was allocated on: its free is queued there, behind
+// the work that used it, whatever stream is current when the tensor dies (as PyTorch's
+// caching allocator frees on the allocation stream).
+class DeviceBlockStreams {
+public:
+    void add(void* address, CUstream_st* stream) {
+        if (address == nullptr) return;
+        std::lock_guard lock(mutex_);
+        streams_[address] = stream;
+    }
+    // The block's stream, forgotten; `fallback` for a block not known here.
+    CUstream_st* take(void* address, CUstream_st* fallback) {
+        std::lock_guard lock(mutex_);
+        const auto found = streams_.find(address);
+        if (found == streams_.end()) return fallback;
+        CUstream_st* stream = found->second;
+        streams_.erase(found);
+        return stream;
+    }
+
+private:
+    std::mutex mutex_;
+    std::unordered_map<void*, CUstream_st*> streams_;
+};
+
+DeviceBlockStreams& device_block_streams() {
+    static DeviceBlockStreams* streams = new DeviceBlockStreams;  // tensors may die during exit
+    return *streams;
+}
+
 }  // namespace
 
 void release_cached_memory() { host_cache().release(); }
@@ -166,7 +196,14 @@ std::int64_t allocated_bytes(Device device) { return g_allocated[index_of(device
 namespace detail {
 
 void* allocate(Device device, std::size_t bytes) {
-    void* address = device == Device::cpu ? host_allocate(bytes) : cuda_backend::allocate(bytes, current_stream());
+    void* address = nullptr;
+    if (device == Device::cpu) {
+        address = host_allocate(bytes);
+    } else {
+        CUstream_st* stream = current_stream();
+        address = cuda_backend::allocate(bytes, stream);
+        device_block_streams().add(address, stream);
+    }
     notify(device, address, static_cast<std::int64_t>(bytes));
     return address;
 }
@@ -175,7 +212,7 @@ void deallocate(Device device, void* address, std::size_t bytes) noexcept {
     if (device == Device::cpu) {
         host_deallocate(address, bytes);
     } else {
-        cuda_backend::deallocate(address, current_stream());
+        if (address != nullptr) cuda_backend::deallocate(address, device_block_streams().take(address, current_stream()));
     }
     notify(device, address, -static_cast<std::int64_t>(bytes));
 }

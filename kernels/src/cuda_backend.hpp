@@ -21,8 +21,11 @@ using Stream = CUstream_st*;
 
 bool built();
 
-void* allocate(std::size_t bytes, Stream stream);       // cudaMallocAsync
-void deallocate(void* address, Stream stream) noexcept;  // cudaFreeAsync
+// cudaMallocAsync from the device's default pool, whose release threshold the first
+// allocation on a device raises to the maximum (freed memory stays in the pool).
+void* allocate(std::size_t bytes, Stream stream);
+// cudaFreeAsync, on the stream the block was allocated on.
+void deallocate(void* address, Stream stream) noexcept;
 enum class CopyKind { host_to_device, device_to_host, device_to_device };
 // Device-to-host copies synchronise the stream before returning, so the host sees data.
 void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind, Stream stream);

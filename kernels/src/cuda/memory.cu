@@ -1,6 +1,9 @@
 // Device discovery, stream-ordered allocation and copies of the CUDA backend.
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "cuda/check.hpp"
@@ -10,8 +13,36 @@ namespace vitals::kernels::cuda_backend {
 
 bool built() { return true; }
 
+namespace {
+
+// The device's default memory pool keeps what is freed to it: with its release threshold
+// at 0 (CUDA's default) it returns memory to the OS at every synchronisation, so an op
+// that synchronises inside each call (nonzero, masked_select) would map its memory again
+// at every call, and time the driver. Raised once per device, at its first allocation.
+void keep_freed_memory_in_pool() {
+    constexpr int kMaxDevices = 64;
+    static std::atomic<bool> raised[kMaxDevices] = {};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        cudaGetLastError();
+        return;  // the allocation reports the problem
+    }
+    if (device < 0 || device >= kMaxDevices || raised[device].load(std::memory_order_acquire)) return;
+    static std::mutex mutex;
+    std::lock_guard lock(mutex);
+    if (raised[device].load(std::memory_order_relaxed)) return;
+    cudaMemPool_t pool = nullptr;
+    VITALS_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    std::uint64_t threshold = UINT64_MAX;
+    VITALS_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    raised[device].store(true, std::memory_order_release);
+}
+
+}  // namespace
+
 void* allocate(std::size_t bytes, Stream stream) {
     if (bytes == 0) return nullptr;
+    keep_freed_memory_in_pool();
     void* address = nullptr;
     const cudaError_t status = cudaMallocAsync(&address, bytes, stream);
     if (status != cudaSuccess) {
@@ -22,6 +53,7 @@ void* allocate(std::size_t bytes, Stream stream) {
     return address;
 }
 
+// On `stream`, the one the block was allocated on (the allocator remembers it).
 void deallocate(void* address, Stream stream) noexcept {
     if (address == nullptr) return;
     VITALS_IGNORE_STATUS(cudaFreeAsync(address, stream));
