@@ -87,6 +87,12 @@ std::string to_json(const Limits& limits) {
         {"seconds_taken", limits.seconds_taken},
         {"bandwidth_one_core", bandwidths_to_json(limits.one_core)},
         {"bandwidth_all_cores", bandwidths_to_json(limits.all_cores)},
+        {"device", limits.device ? json{{"name", limits.device->name},
+                                        {"copy_bandwidth", limits.device->copy_bandwidth},
+                                        {"peak_f32", limits.device->peak_f32},
+                                        {"peak_f64", limits.device->peak_f64}}
+                                  : json(nullptr)},
+        {"no_device_reason", limits.no_device_reason},
         {"peak_flops", {{"f32_one_core", limits.peak_f32_one_core},
                         {"f64_one_core", limits.peak_f64_one_core},
                         {"f32_all_cores", limits.peak_f32_all_cores},
@@ -123,6 +129,12 @@ Limits from_json(std::string_view text, const std::string& name) {
             if (!std::isfinite(v) || v <= 0) throw std::runtime_error("a peak of " + std::to_string(v));
         }
         if (limits.one_core.empty() || limits.all_cores.empty()) throw std::runtime_error("no bandwidth figures");
+        if (doc.contains("device") && doc.at("device").is_object()) {
+            const json& d = doc.at("device");
+            limits.device = DeviceFigures{d.at("name").get<std::string>(), d.at("copy_bandwidth").get<double>(),
+                                          d.at("peak_f32").get<double>(), d.at("peak_f64").get<double>()};
+        }
+        limits.no_device_reason = doc.value("no_device_reason", "");
         return limits;
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("'{}' holds no machine figures vitals can use ({}); 'vitals machine --refresh' "
@@ -193,6 +205,13 @@ std::string table(const Limits& limits) {
                        limits.peak_f64_one_core / 1e9);
     out += fmt::format("  {:<22}{:>10.1f} GFLOP/s{:>8.1f} GFLOP/s\n", fmt::format("{} cores", id.cores),
                        limits.peak_f32_all_cores / 1e9, limits.peak_f64_all_cores / 1e9);
+    if (limits.device) {
+        const DeviceFigures& d = *limits.device;
+        out += fmt::format("\n{}: copy {:.1f} GB/s; GEMM {:.1f} GFLOP/s f32, {:.1f} GFLOP/s f64\n", d.name,
+                           d.copy_bandwidth / 1e9, d.peak_f32 / 1e9, d.peak_f64 / 1e9);
+    } else if (!limits.no_device_reason.empty()) {
+        out += fmt::format("\nno device measured: {}\n", limits.no_device_reason);
+    }
     return out;
 }
 

@@ -146,7 +146,11 @@ std::string now_iso8601() {
     return buffer;
 }
 
+std::atomic<DeviceProbe> g_device_probe{nullptr};
+
 }  // namespace
+
+void register_device_probe(DeviceProbe probe) { g_device_probe.store(probe); }
 
 Limits measure(const Progress& progress) {
     const Clock::time_point begin = Clock::now();
@@ -211,6 +215,12 @@ Limits measure(const Progress& progress) {
     limits.peak_f32_all_cores = peak<false>(threads);
     limits.peak_f64_all_cores = peak<true>(threads);
     ++done;
+    if (const DeviceProbe probe = g_device_probe.load()) {
+        say("the device's copy bandwidth and GEMM peak");
+        auto [figures, why] = probe();
+        limits.device = std::move(figures);
+        limits.no_device_reason = std::move(why);
+    }
     say("done");
     limits.measured_at = now_iso8601();
     limits.seconds_taken = seconds_since(begin);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace vitals::machine {
@@ -37,8 +38,22 @@ struct Bandwidth {
     double read = 0, copy = 0, triad = 0;
 };
 
+// An accelerator's limits, from the probe a program with a device backend registers.
+struct DeviceFigures {
+    std::string name;            // "CUDA device 0", or the device's own name
+    double copy_bandwidth = 0;   // bytes read plus written per second, device to device
+    double peak_f32 = 0, peak_f64 = 0;  // FLOP/s of the vendor's GEMM at a large square size
+};
+
+// Measures the device, or says why there is none (the returned string, with no figures).
+using DeviceProbe = std::pair<std::optional<DeviceFigures>, std::string> (*)();
+// The probe `measure` calls (the `vitals` program registers the kernel set's CUDA one).
+void register_device_probe(DeviceProbe probe);
+
 struct Limits {
     Identity identity;
+    std::optional<DeviceFigures> device;  // measured when a probe is registered and a device is usable
+    std::string no_device_reason;         // why not, when a probe said so
     std::vector<Bandwidth> one_core, all_cores;
     double peak_f32_one_core = 0, peak_f64_one_core = 0;  // FLOP/s (an FMA is 2)
     double peak_f32_all_cores = 0, peak_f64_all_cores = 0;
