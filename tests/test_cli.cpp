@@ -428,6 +428,10 @@ TEST_F(Cli, MachineFiguresAndTheRoofline) {
     ASSERT_EQ(measured.exit_code, 0) << measured.err;
     EXPECT_NE(measured.out.find("bandwidth, one core"), std::string::npos) << measured.out;
     EXPECT_NE(measured.out.find("peak (FMA chains)"), std::string::npos) << measured.out;
+    // The device half: its figures, or why there are none (no device here, or no CUDA build).
+    EXPECT_TRUE(measured.out.find("CUDA device 0: copy ") != std::string::npos ||
+                measured.out.find("no device measured: ") != std::string::npos)
+        << measured.out;
     EXPECT_NE(measured.err.find("measuring L1 bandwidth, one core"), std::string::npos) << measured.err;
     const auto figures = nlohmann::json::parse(slurp(dir_ / "m.json"));
     EXPECT_GT(figures.at("peak_flops").at("f32_one_core").get<double>(), 0);
