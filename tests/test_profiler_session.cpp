@@ -581,3 +581,19 @@ TEST(Profile, AHandlerThatStopsTheProfileStopsRecording) {
     EXPECT_NO_THROW(next.start());
     next.stop();
 }
+
+// Numbers from outside files convert only when they fit: a tid of 4.4e41 (a fuzzer's find:
+// undefined behaviour in a float-to-integer conversion) is an error naming the event.
+TEST(ChromeTrace, OutOfRangeNumbersAreErrorsNotUndefinedBehaviour) {
+    const std::string huge = R"([{"ph": "X", "name": "op", "tid": 444444444444444444444444400000000000000000, "ts": 1, "dur": 2}])";
+    try {
+        (void)vitals::profiler::parse_chrome_trace(huge, "huge.json");
+        FAIL() << "a tid beyond 64 bits was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("event 'op' has tid"), std::string::npos) << e.what();
+    }
+    const std::string fractional = R"([{"ph": "X", "name": "op", "tid": 1.5, "ts": 1, "dur": 2}])";
+    EXPECT_THROW((void)vitals::profiler::parse_chrome_trace(fractional, "f.json"), std::runtime_error);
+    const std::string fine = R"([{"ph": "X", "name": "op", "tid": 7.0, "ts": 1, "dur": 2}])";
+    EXPECT_EQ(vitals::profiler::parse_chrome_trace(fine, "ok.json").threads.at(0).tid, 7);
+}

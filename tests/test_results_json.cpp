@@ -1,6 +1,7 @@
 // The results file: Google Benchmark's layout, parsed back and checked field by field.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "vitals/results.hpp"
@@ -215,4 +216,22 @@ TEST(ResultsJson, WorkBecomesRateCountersAndReadsBack) {
     } catch (const vitals::ResultsFileError& e) {
         EXPECT_NE(std::string(e.what()).find("vitals_work.bytes"), std::string::npos) << e.what();
     }
+}
+
+// Counts from outside files convert only when they fit (no float-to-int overflow).
+TEST(ResultsJson, OutOfRangeCountsAreErrors) {
+    const auto write = [](const std::string& text) {
+        const std::string path = testing::TempDir() + "/counts.json";
+        std::ofstream(path) << text;
+        return path;
+    };
+    const std::string huge = write(R"({"benchmarks": [{"name": "a", "run_type": "iteration", "iterations": 1e300, "real_time": 1, "time_unit": "ns"}]})");
+    try {
+        (void)vitals::read_case_results(huge);
+        FAIL() << "1e300 iterations were read";
+    } catch (const vitals::ResultsFileError& e) {
+        EXPECT_NE(std::string(e.what()).find("1e+300 iterations"), std::string::npos) << e.what();
+    }
+    const std::string threads = write(R"({"benchmarks": [{"name": "a", "run_type": "iteration", "iterations": 1, "real_time": 1, "time_unit": "ns", "num_threads": -3}]})");
+    EXPECT_THROW((void)vitals::read_case_results(threads), vitals::ResultsFileError);
 }

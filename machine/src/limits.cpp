@@ -8,8 +8,10 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string_view>
 
 #include "vitals/atomic_file.hpp"
+#include "vitals/checked_number.hpp"
 #include "vitals/machine.hpp"
 
 namespace vitals::machine {
@@ -18,6 +20,18 @@ namespace {
 using nlohmann::json;
 
 constexpr int kCacheFormat = 1;
+
+// A count from the cache file: a whole number from 0 to 2^31 (sizes in bytes to 2^62).
+std::int64_t whole(const json& value, const char* field) {
+    const std::optional<std::int64_t> v = checked_integer<std::int64_t>(value);
+    if (!v || *v < 0 || *v > (std::int64_t{1} << 62)) {
+        throw std::runtime_error(fmt::format("{} is {}; expected a whole number >= 0", field, value.dump()));
+    }
+    if (std::string_view(field) != "bytes" && std::string_view(field) != "working_set" && *v > (std::int64_t{1} << 31)) {
+        throw std::runtime_error(fmt::format("{} is {}; expected a count", field, value.dump()));
+    }
+    return *v;
+}
 
 json bandwidths_to_json(const std::vector<Bandwidth>& list) {
     json out = json::array();
@@ -30,7 +44,7 @@ json bandwidths_to_json(const std::vector<Bandwidth>& list) {
 std::vector<Bandwidth> bandwidths_from_json(const json& list) {
     std::vector<Bandwidth> out;
     for (const json& b : list) {
-        Bandwidth bw{b.at("level").get<std::string>(), b.at("working_set").get<std::int64_t>(), b.at("read").get<double>(),
+        Bandwidth bw{b.at("level").get<std::string>(), whole(b.at("working_set"), "working_set"), b.at("read").get<double>(),
                      b.at("copy").get<double>(), b.at("triad").get<double>()};
         for (const double v : {bw.read, bw.copy, bw.triad}) {
             if (!std::isfinite(v) || v <= 0) throw std::runtime_error("a bandwidth of " + std::to_string(v));
@@ -111,10 +125,11 @@ Limits from_json(std::string_view text, const std::string& name) {
         Identity& id = limits.identity;
         id.host = doc.at("host").get<std::string>();
         id.cpu_model = doc.at("cpu_model").get<std::string>();
-        id.cores = doc.at("cores").get<int>();
+        id.cores = static_cast<int>(whole(doc.at("cores"), "cores"));
         id.vector_isa = doc.at("vector_isa").get<std::string>();
         for (const json& c : doc.at("caches")) {
-            id.caches.push_back({c.at("level").get<int>(), c.at("bytes").get<std::int64_t>(), c.at("cores_sharing").get<int>()});
+            id.caches.push_back({static_cast<int>(whole(c.at("level"), "level")), whole(c.at("bytes"), "bytes"),
+                                 static_cast<int>(whole(c.at("cores_sharing"), "cores_sharing"))});
         }
         limits.measured_at = doc.at("measured_at").get<std::string>();
         limits.seconds_taken = doc.value("seconds_taken", 0.0);

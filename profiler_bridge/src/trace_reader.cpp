@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "gzip.hpp"
+#include "vitals/checked_number.hpp"
 #include "vitals/json_depth.hpp"
 #include "vitals/profiler/trace.hpp"
 
@@ -100,7 +101,15 @@ Trace parse_chrome_trace(std::string_view text, const std::string& name) {
                 category == "Trace" || (e.contains("pid") && e.at("pid") == "Spans")) {
                 continue;
             }
-            const auto tid = e.at("tid").is_number() ? e.at("tid").get<std::int64_t>() : 0;
+            std::int64_t tid = 0;  // a named thread ("tid": "stream 7") is thread 0
+            if (e.at("tid").is_number()) {
+                const std::optional<std::int64_t> number = checked_integer<std::int64_t>(e.at("tid"));
+                if (!number) {
+                    throw std::runtime_error(fmt::format("trace '{}': event '{}' has tid {}; expected a whole number of 64 bits",
+                                                         path.string(), e.value("name", ""), e.at("tid").dump()));
+                }
+                tid = *number;
+            }
             const auto [it, added] = threads.try_emplace(tid, static_cast<int>(trace.threads.size()));
             if (added) trace.threads.push_back({tid, ""});
             Event event;

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "json_document.hpp"
+#include "vitals/checked_number.hpp"
 #include "vitals/json_depth.hpp"
 #include "vitals/results.hpp"
 #include "vitals/stats.hpp"
@@ -210,11 +211,12 @@ ResultsFile parse_results_file(std::string_view text, const std::string& path) {
             }
             cases[it->second].seconds.push_back(value * seconds_per_unit(b.value("time_unit", "ns"), path));
             const json& process = b.contains("vitals_process") ? b.at("vitals_process") : json(0);
-            if (!process.is_number_integer() || process.get<std::int64_t>() < 0 || process.get<std::int64_t>() > 1'000'000) {
+            const std::optional<int> process_index = process.is_number_integer() ? checked_integer<int>(process) : std::nullopt;
+            if (!process_index || *process_index < 0 || *process_index > 1'000'000) {
                 throw ResultsFileError(fmt::format("'{}': case '{}' has a vitals_process of {}; expected a process index",
                                                    path, name, process.dump(-1, ' ', false, json::error_handler_t::replace)));
             }
-            cases[it->second].process.push_back(process.get<int>());
+            cases[it->second].process.push_back(*process_index);
             if (b.contains("instructions") && b.at("instructions").is_number()) {
                 cases[it->second].instructions = b.at("instructions").get<double>();
             }
@@ -282,12 +284,23 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
                 }
                 continue;
             }
-            c.number_per_run = b.at("iterations").get<std::int64_t>();
+            const std::optional<std::int64_t> iterations = checked_integer<std::int64_t>(b.at("iterations"));
+            if (!iterations || *iterations < 1) {
+                throw ResultsFileError(fmt::format("'{}': case '{}' has {} iterations; expected a whole number >= 1", path, name,
+                                                   b.at("iterations").dump(-1, ' ', false, json::error_handler_t::replace)));
+            }
+            c.number_per_run = *iterations;
+            const std::optional<int> threads =
+                b.contains("num_threads") ? checked_integer<int>(b.at("num_threads")) : std::optional<int>(1);
+            if (!threads || *threads < 1) {
+                throw ResultsFileError(fmt::format("'{}': case '{}' has num_threads {}; expected a whole number >= 1", path, name,
+                                                   b.at("num_threads").dump(-1, ' ', false, json::error_handler_t::replace)));
+            }
             const double scale = seconds_per_unit(b.value("time_unit", "ns"), path) * static_cast<double>(c.number_per_run);
             c.raw.push_back(b.at("real_time").get<double>() * scale);
             c.cpu.push_back(b.at("cpu_time").get<double>() * scale);
             c.task = TaskSpec{"", "", "", b.value("label", ""), b.value("sub_label", ""), b.value("description", ""),
-                              b.value("env", ""), b.value("num_threads", 1),
+                              b.value("env", ""), *threads,
                               b.contains("vitals_work") ? read_work(b.at("vitals_work"), path, name) : WorkPerCall{}};
             if (b.contains("instructions") && b.at("instructions").is_number()) c.result.instructions = b.at("instructions").get<double>();
         }
