@@ -1,13 +1,16 @@
 // Measuring the limits: each streaming kernel at a working set per cache level, on one
 // core and on all of them at once, and the FMA chains; every figure is the best of a few
 // repetitions (as STREAM and likwid-bench report), each long enough for the clock.
-#include <omp.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
+#include <barrier>
+#include <thread>
+#include <vector>
 #include <cmath>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -15,7 +18,6 @@
 
 #include "probes.hpp"
 #include "vitals/machine.hpp"
-#include "vitals/threads.hpp"
 
 namespace vitals::machine {
 namespace {
@@ -66,15 +68,15 @@ std::uint64_t one_pass(Kernel kernel, std::uint64_t* base, std::int64_t working_
     return 0;
 }
 
-// How many times `work(count)` must repeat for one timed repetition: sized on this
-// thread alone, so that a busy machine cannot shrink it to nothing (a parallel sizing
-// run would time the scheduler, not the work).
+// How many times `work(count, thread)` must repeat for one timed repetition: sized on
+// this thread alone, so that a busy machine cannot shrink it to nothing (a parallel
+// sizing run would time the scheduler, not the work).
 template <class Work>
 std::int64_t repetitions_for(const Work& work, double seconds) {
     std::int64_t count = 1;
     for (;;) {
         const Clock::time_point start = Clock::now();
-        work(count);
+        work(count, 0);
         const double elapsed = seconds_since(start);
         if (elapsed >= seconds) return count;
         const double grow = elapsed > 0 ? seconds / elapsed * 1.2 : 16.0;
@@ -82,37 +84,36 @@ std::int64_t repetitions_for(const Work& work, double seconds) {
     }
 }
 
-// Runs `work(count)` on `threads` threads at once, `repetitions` times, and returns the
-// shortest wall time of one repetition (between two barriers).
+// Runs `work(count, thread)` on `threads` threads at once, `repetitions` times, and
+// returns the shortest wall time of one repetition, between two barriers. Plain threads
+// and std::barrier (not OpenMP): ThreadSanitizer sees every ordering they make.
 template <class Work>
 double best_parallel_time(const Work& work, std::int64_t count, int threads, int repetitions) {
-    double best = INFINITY;
-    ThreadCountScope scope(threads);
-    for (int r = 0; r < repetitions; ++r) {
-        double elapsed = 0;
-#pragma omp parallel num_threads(threads)
-        {
-            Clock::time_point start;
-#pragma omp barrier
-#pragma omp master
-            start = Clock::now();
-            work(count);
-#pragma omp barrier
-#pragma omp master
-            elapsed = seconds_since(start);
+    std::vector<double> elapsed(static_cast<std::size_t>(repetitions), INFINITY);
+    std::barrier sync(threads);
+    const auto body = [&](int thread) {
+        for (int r = 0; r < repetitions; ++r) {
+            sync.arrive_and_wait();
+            const Clock::time_point start = Clock::now();
+            work(count, thread);
+            sync.arrive_and_wait();
+            if (thread == 0) elapsed[static_cast<std::size_t>(r)] = seconds_since(start);
         }
-        best = std::min(best, elapsed);
+    };
+    {
+        std::vector<std::jthread> others;
+        for (int t = 1; t < threads; ++t) others.emplace_back(body, t);
+        body(0);
     }
-    return best;
+    return *std::min_element(elapsed.begin(), elapsed.end());
 }
 
 // Bytes per second of `kernel` over `working_set` bytes per thread, `threads` threads
 // at once, each in its own slice of `region` (`stride` bytes apart).
 double stream(Kernel kernel, std::int64_t working_set, int threads, const Region& region, std::int64_t stride) {
     std::atomic<std::uint64_t> sink{0};
-    const auto passes = [&](std::int64_t count) {
-        const int t = omp_in_parallel() ? omp_get_thread_num() : 0;
-        auto* base = reinterpret_cast<std::uint64_t*>(region.data() + t * stride);
+    const auto passes = [&](std::int64_t count, int thread) {
+        auto* base = reinterpret_cast<std::uint64_t*>(region.data() + thread * stride);
         std::uint64_t read = 0;
         for (std::int64_t p = 0; p < count; ++p) read += one_pass(kernel, base, working_set);
         sink.fetch_add(read, std::memory_order_relaxed);
@@ -121,14 +122,14 @@ double stream(Kernel kernel, std::int64_t working_set, int threads, const Region
     // Large sets take long enough in one pass for a steady figure from fewer repetitions.
     const int repetitions = working_set >= 64 * kMiB ? 2 : kRepetitions;
     const double seconds = best_parallel_time(passes, count, threads, repetitions);
-    if (sink.load() == 1) std::memset(region.data(), 0, 1);  // keeps the reads alive
+    if (sink.load() == 1) std::fputs("", stderr);  // keeps the reads alive
     return static_cast<double>(working_set / 8 * 8) * static_cast<double>(count) * threads / seconds;
 }
 
 template <bool f64>
 double peak(int threads) {
     std::atomic<int> sink{0};
-    const auto chains = [&](std::int64_t iterations) {
+    const auto chains = [&](std::int64_t iterations, int) {
         const double result = f64 ? detail::fma_chain_f64(iterations) : detail::fma_chain_f32(iterations);
         if (result == 0.5) sink.fetch_add(1);  // keeps the chains alive
     };
@@ -187,11 +188,16 @@ Limits measure(const Progress& progress) {
     // 4 KiB + 64 bytes apart past a page multiple, so that no two alias in the caches.
     const std::int64_t stride = memory / threads / 4096 * 4096 + 4096 + 64;
     const Region region(std::max<std::int64_t>(memory, stride * threads) + 4096);
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::int64_t page = 0; page < static_cast<std::int64_t>(region.size() / 4096); ++page) {
-        region.data()[page * 4096] = std::byte{1};
+{  // each thread faults in its own slice first (fresh pages read as zeros: no denormals)
+        std::vector<std::jthread> touching;
+        for (int t = 0; t < threads; ++t) {
+            touching.emplace_back([&, t] {
+                const std::size_t begin = std::min(region.size(), static_cast<std::size_t>(t) * static_cast<std::size_t>(stride));
+                const std::size_t end = t + 1 == threads ? region.size() : std::min(region.size(), begin + static_cast<std::size_t>(stride));
+                for (std::size_t at = begin; at < end; at += 4096) region.data()[at] = std::byte{0};
+            });
+        }
     }
-    std::memset(region.data(), 1, region.size());
 
     const double steps = static_cast<double>(levels.size() * 2 + 1);
     double done = 0;

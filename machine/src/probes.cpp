@@ -1,14 +1,12 @@
 // The measuring loops. Streaming kernels are plain loops the compiler vectorises, built
-// three times (AVX-512, AVX2, baseline) and picked by the loader for this CPU. FMA
+// three times (AVX-512, AVX2, baseline) and picked at run time for this CPU (by a plain
+// check, not an ifunc: ifunc resolvers run before a sanitizer's runtime is ready). FMA
 // chains are written with intrinsics: 12 independent accumulators hide the FMA latency
 // on two FMA units (4 cycles x 2 units = 8 in flight at least).
 #include "probes.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-#define VITALS_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define VITALS_MULTIVERSION
 #endif
 
 namespace vitals::machine::detail {
@@ -40,7 +38,11 @@ __attribute__((target("avx512f"))) float chains_avx512_f32(std::int64_t iteratio
         for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_ps(acc[k], a, b);
     }
     for (int k = 1; k < kChains; ++k) acc[0] = _mm512_add_ps(acc[0], acc[k]);
-    return _mm512_reduce_add_ps(acc[0]);
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, acc[0]);
+    float sum = 0;
+    for (float v : lanes) sum += v;
+    return sum;
 }
 __attribute__((target("avx512f"))) double chains_avx512_f64(std::int64_t iterations) {
     __m512d acc[kChains];
@@ -50,7 +52,11 @@ __attribute__((target("avx512f"))) double chains_avx512_f64(std::int64_t iterati
         for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_pd(acc[k], a, b);
     }
     for (int k = 1; k < kChains; ++k) acc[0] = _mm512_add_pd(acc[0], acc[k]);
-    return _mm512_reduce_add_pd(acc[0]);
+    alignas(64) double lanes[8];
+    _mm512_store_pd(lanes, acc[0]);
+    double sum = 0;
+    for (double v : lanes) sum += v;
+    return sum;
 }
 __attribute__((target("avx2,fma"))) float chains_avx2_f32(std::int64_t iterations) {
     __m256 acc[kChains];
@@ -118,19 +124,57 @@ double fma_chain_f64(std::int64_t iterations) {
     return chains_scalar<double>(iterations);
 }
 
-VITALS_MULTIVERSION std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n) {
-    std::uint64_t sum = 0;
-    for (std::size_t i = 0; i < n; ++i) sum += a[i];
-    return sum;
+// The three streaming loops, once per instruction set.
+#define VITALS_STREAM_LOOPS(suffix, attributes)                                                                    \
+    attributes std::uint64_t read_##suffix(const std::uint64_t* a, std::size_t n) {                               \
+        std::uint64_t sum = 0;                                                                                     \
+        for (std::size_t i = 0; i < n; ++i) sum += a[i];                                                           \
+        return sum;                                                                                                \
+    }                                                                                                              \
+    attributes void copy_##suffix(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n) { \
+        for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];                                                       \
+    }                                                                                                              \
+    attributes void triad_##suffix(double* __restrict a, const double* __restrict b, const double* __restrict c,  \
+                                   double s, std::size_t n) {                                                      \
+        for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];                                                \
+    }
+
+namespace {
+VITALS_STREAM_LOOPS(baseline, )
+#if defined(__x86_64__)
+VITALS_STREAM_LOOPS(avx2, __attribute__((target("avx2,fma"))))
+VITALS_STREAM_LOOPS(avx512, __attribute__((target("avx512f,avx512bw,avx512vl,prefer-vector-width=512"))))
+#endif
+
+enum class Isa { baseline, avx2, avx512 };
+Isa isa() {
+    static const Isa found = has_avx512() ? Isa::avx512 : has_avx2() ? Isa::avx2 : Isa::baseline;
+    return found;
+}
+}  // namespace
+
+std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n) {
+#if defined(__x86_64__)
+    if (isa() == Isa::avx512) return read_avx512(a, n);
+    if (isa() == Isa::avx2) return read_avx2(a, n);
+#endif
+    return read_baseline(a, n);
 }
 
-VITALS_MULTIVERSION void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n) {
+#if defined(__x86_64__)
+    if (isa() == Isa::avx512) return copy_avx512(dst, src, n);
+    if (isa() == Isa::avx2) return copy_avx2(dst, src, n);
+#endif
+    copy_baseline(dst, src, n);
 }
 
-VITALS_MULTIVERSION void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s,
-                                      std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s, std::size_t n) {
+#if defined(__x86_64__)
+    if (isa() == Isa::avx512) return triad_avx512(a, b, c, s, n);
+    if (isa() == Isa::avx2) return triad_avx2(a, b, c, s, n);
+#endif
+    triad_baseline(a, b, c, s, n);
 }
 
 }  // namespace vitals::machine::detail

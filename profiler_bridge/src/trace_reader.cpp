@@ -57,14 +57,18 @@ Trace read_chrome_trace(const std::filesystem::path& path) {
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("cannot read trace '{}': {}", path.string(), e.what()));
     }
-    // tensorboard_trace_handler's .gz files, and any gzipped trace.
-    constexpr std::size_t kMaxTraceBytes = std::size_t{16} << 30;
-    if (detail::looks_gzipped(text)) text = detail::gzip_decompress(text, path.string(), kMaxTraceBytes);
     return parse_chrome_trace(text, path.string());
 }
 
 Trace parse_chrome_trace(std::string_view text, const std::string& name) {
     const std::filesystem::path path(name);
+    // tensorboard_trace_handler's .gz files, and any gzipped trace.
+    std::string inflated;
+    if (detail::looks_gzipped(text)) {
+        constexpr std::size_t kMaxTraceBytes = std::size_t{16} << 30;
+        inflated = detail::gzip_decompress(text, path.string(), kMaxTraceBytes);
+        text = inflated;
+    }
     nlohmann::json doc;
     // Traces are shallow (events with an args object); deeper nesting is refused before
     // it can exhaust the stack of whoever walks or frees the document.

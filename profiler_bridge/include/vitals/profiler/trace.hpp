@@ -90,7 +90,7 @@ struct Trace {
 // (cpu_op, user_annotation and other X events on host threads), nested by their
 // intervals. Throws std::runtime_error naming the file and the problem.
 Trace read_chrome_trace(const std::filesystem::path& path);
-// The same from the text of a trace; `name` appears in error messages.
+// The same from the text of a trace, gzipped or not; `name` appears in error messages.
 Trace parse_chrome_trace(std::string_view text, const std::string& name);
 
 }  // namespace vitals::profiler
