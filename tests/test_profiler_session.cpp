@@ -597,3 +597,16 @@ TEST(ChromeTrace, OutOfRangeNumbersAreErrorsNotUndefinedBehaviour) {
     const std::string fine = R"([{"ph": "X", "name": "op", "tid": 7.0, "ts": 1, "dur": 2}])";
     EXPECT_EQ(vitals::profiler::parse_chrome_trace(fine, "ok.json").threads.at(0).tid, 7);
 }
+
+// Every chunk counts against max_events, a thread's first one too: many short-lived
+// threads each recording one scope stop at the cap instead of growing without bound.
+TEST(Profile, ShortLivedThreadsCountAgainstTheCap) {
+    Profile profile({.max_events = 4 * 4096});  // four chunks
+    profile.start();
+    for (int i = 0; i < 64; ++i) {
+        std::thread([] { VITALS_RECORD_FUNCTION("one scope"); }).join();
+    }
+    profile.stop();
+    EXPECT_LE(profile.trace().events.size(), 16u) << "threads past the cap kept recording (64 threads ran)";
+    EXPECT_GE(profile.trace().events.size(), 1u);
+}

@@ -38,6 +38,16 @@ std::atomic<std::int64_t> g_chunk_cap{0};
 std::atomic<std::int64_t> g_chunks_started{0};
 std::atomic<bool> g_cap_reached{false};
 
+// Counts a chunk a thread starts (its first one too) against the cap; over it, recording
+// stops for everyone (what is already recorded stays).
+void count_started_chunk() {
+    const std::int64_t cap = g_chunk_cap.load(std::memory_order_relaxed);
+    if (cap > 0 && g_chunks_started.fetch_add(1, std::memory_order_relaxed) + 1 > cap) {
+        g_record_flags.fetch_and(~kRecording, std::memory_order_relaxed);
+        g_cap_reached.store(true, std::memory_order_relaxed);
+    }
+}
+
 // Chunks handed back by collections, for reuse: a fresh chunk costs a page fault per
 // 4 KiB on first touch, which would land inside recorded scopes.
 class ChunkPool {
@@ -98,7 +108,9 @@ public:
     ThreadBuffer()
         : current_(chunk_pool().take()),
           tid_(static_cast<std::int64_t>(::syscall(SYS_gettid))),
-          thread_name_(own_thread_name(tid_)) {}
+          thread_name_(own_thread_name(tid_)) {
+        count_started_chunk();  // a thread's first chunk counts too: 10,000 short threads are 10,000 chunks
+    }
     ~ThreadBuffer() {
         chunk_pool().give(current_);
         for (Chunk* c : full_) chunk_pool().give(c);
@@ -114,13 +126,7 @@ public:
 
     // Writer only: the current chunk is full.
     void roll() {
-        const std::int64_t cap = g_chunk_cap.load(std::memory_order_relaxed);
-        if (cap > 0 && g_chunks_started.fetch_add(1, std::memory_order_relaxed) + 1 > cap) {
-            // Over the cap: stop recording for everyone; this record and later ones go to a
-            // chunk that is dropped at collection.
-            g_record_flags.fetch_and(~kRecording, std::memory_order_relaxed);
-            g_cap_reached.store(true, std::memory_order_relaxed);
-        }
+        count_started_chunk();
         std::lock_guard lock(mutex_);
         full_.push_back(current_);
         current_ = chunk_pool().take();
