@@ -189,3 +189,25 @@ TEST(Timer, StatedWorkReachesTheMeasurementAndBadWorkIsRefused) {
     EXPECT_THROW(vitals::Timer({.stmt = [] {}, .bytes_per_call = -1}), std::invalid_argument);
     EXPECT_THROW(vitals::Timer({.stmt = [] {}, .flops_per_call = NAN}), std::invalid_argument);
 }
+
+// A Timer runs on one thread at a time: a second thread's run (or a run from inside its
+// own statement) is a clear error, not a second global_setup and a race on its state.
+TEST(Timer, OneTimerRunsOnOneThreadAtATime) {
+    vitals::Timer* self = nullptr;
+    bool nested_refused = false;
+    vitals::Timer timer({.stmt = [&] {
+        if (self == nullptr) return;
+        try {
+            (void)self->timeit(1);
+        } catch (const std::logic_error& e) {
+            nested_refused = std::string(e.what()).find("already running") != std::string::npos;
+        }
+    }});
+    self = &timer;
+    (void)timer.timeit(1);
+    EXPECT_TRUE(nested_refused);
+    self = nullptr;
+    EXPECT_NO_THROW((void)timer.timeit(10));  // free again afterwards
+    vitals::Timer copy_of_a_free_one = timer;  // copies start free
+    EXPECT_NO_THROW((void)copy_of_a_free_one.timeit(10));
+}

@@ -87,7 +87,7 @@ InstructionCount Timer::collect_instructions(const InstructionOptions& options) 
     if (options.number < 1) {
         throw std::invalid_argument(fmt::format("collect_instructions: number must be >= 1, got {}", options.number));
     }
-    Run run(options_, global_setup_done_);
+    Run run(options_, global_setup_done_, in_use_.flag);
     run.setup();
     options_.stmt.run(1);  // warm-up: lazy initialisation is not the statement's cost
     InstructionCount count{options.number, -1, ""};

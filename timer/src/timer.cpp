@@ -38,8 +38,15 @@ TaskSpec task_spec_of(const TimerOptions& o) {
 
 }  // namespace
 
-Timer::Run::Run(TimerOptions& options, bool& global_setup_done)
-    : options_(options), threads_(options.num_threads) {
+Timer::Run::Hold::Hold(std::atomic<bool>& flag) : flag_(flag) {
+    if (flag_.exchange(true)) {
+        throw std::logic_error("Timer: this Timer is already running (on another thread, or from inside its own "
+                               "statement); give each thread a Timer of its own");
+    }
+}
+
+Timer::Run::Run(TimerOptions& options, bool& global_setup_done, std::atomic<bool>& in_use)
+    : hold_(in_use), options_(options), threads_(options.num_threads) {
     if (!global_setup_done) {
         options_.global_setup.run(1);
         global_setup_done = true;
@@ -138,7 +145,7 @@ Measurement Timer::measure_to_precision(Run& run, std::int64_t number, double pr
 
 Measurement Timer::timeit(std::int64_t number) {
     if (number < 1) throw std::invalid_argument(fmt::format("timeit: number must be >= 1, got {}", number));
-    Run run(options_, global_setup_done_);
+    Run run(options_, global_setup_done_, in_use_.flag);
     run.timed_block(std::max<std::int64_t>(number / 100, 2), task_spec_);  // warm-up
     const Run::BlockTime block = run.timed_block(number, task_spec_);
     last_number_per_run_ = number;
@@ -169,7 +176,7 @@ profiler::Trace Timer::profile(const TimerProfileOptions& options) {
         std::find(recorded.activities.begin(), recorded.activities.end(), profiler::Activity::cuda) == recorded.activities.end()) {
         recorded.activities.push_back(profiler::Activity::cuda);
     }
-    Run run(options_, global_setup_done_);
+    Run run(options_, global_setup_done_, in_use_.flag);
     run.setup();
     if (options.warmup_calls > 0) run.untimed_calls(options.warmup_calls);
     profiler::Profile profile(std::move(recorded));
@@ -194,7 +201,7 @@ profiler::Trace Timer::profile(const TimerProfileOptions& options) {
 
 Measurement Timer::blocked_autorange(const BlockedAutorangeOptions& options) {
     require_positive_finite(options.min_run_time, "min_run_time");
-    Run run(options_, global_setup_done_);
+    Run run(options_, global_setup_done_, in_use_.flag);
     const std::int64_t number = estimate_block_size(run, options.min_run_time);
     return measure(run, number, StopRule::blocked(options.min_run_time), options.callback);
 }
@@ -213,7 +220,7 @@ Measurement Timer::adaptive_autorange(const AdaptiveAutorangeOptions& options) {
         throw std::invalid_argument(fmt::format("max_run_time ({}) must be >= min_run_time ({})",
                                                 options.max_run_time, options.min_run_time));
     }
-    Run run(options_, global_setup_done_);
+    Run run(options_, global_setup_done_, in_use_.flag);
     // The reference sizes adaptive blocks for 0.05 s whatever min_run_time is.
     const std::int64_t number = estimate_block_size(run, 0.05);
     if (options.precision > 0.0) {

@@ -15,7 +15,9 @@ namespace vitals {
 class Timer::Run {
 public:
     // Applies num_threads for the Run's lifetime; runs global_setup unless already done.
-    Run(TimerOptions& options, bool& global_setup_done);
+    // Throws std::logic_error when the Timer is already running (on another thread, or
+    // from inside its own statement).
+    Run(TimerOptions& options, bool& global_setup_done, std::atomic<bool>& in_use);
     Run(const Run&) = delete;
     Run& operator=(const Run&) = delete;
 
@@ -35,6 +37,16 @@ public:
     double elapsed() const;
 
 private:
+    // Holds the Timer's in-use flag for the Run's lifetime (first, so nothing runs unheld).
+    struct Hold {
+        explicit Hold(std::atomic<bool>& flag);
+        ~Hold() { flag_.store(false); }
+        Hold(const Hold&) = delete;
+        Hold& operator=(const Hold&) = delete;
+        std::atomic<bool>& flag_;
+    };
+
+    Hold hold_;
     TimerOptions& options_;
     ThreadCountScope threads_;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

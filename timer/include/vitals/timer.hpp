@@ -16,6 +16,7 @@
 // <vitals/timer_profile.hpp>, which brings the profiler's types.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -124,8 +125,18 @@ private:
     Measurement measure_to_precision(Run& run, std::int64_t number, double precision, double min_run_time,
                                      double max_run_time, const BlockCallback& callback);
 
+    // Set while a Run is live: a Timer runs on one thread at a time (its global_setup,
+    // thread count and block sizes are its own). Copies and moves start unset.
+    struct InUse {
+        std::atomic<bool> flag{false};
+        InUse() = default;
+        InUse(const InUse&) noexcept {}
+        InUse& operator=(const InUse&) noexcept { return *this; }
+    };
+
     TimerOptions options_;
     TaskSpec task_spec_;
+    InUse in_use_;
     bool global_setup_done_ = false;
     std::int64_t last_number_per_run_ = 1;
 };
