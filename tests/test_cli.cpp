@@ -442,7 +442,11 @@ TEST_F(Cli, MachineFiguresAndTheRoofline) {
     const CommandResult matmul = run_vitals("list >/dev/null; " + env + vitals + "timeit matmul/128x128/cpu-f32 --min-run-time 0.02 --roofline");
     ASSERT_EQ(matmul.exit_code, 0) << matmul.err;
     EXPECT_NE(matmul.out.find("  Throughput: "), std::string::npos) << matmul.out;
-    EXPECT_TRUE(std::regex_search(matmul.out, std::regex("  Roofline: [0-9]+% of [0-9.]+ GFLOP/s \\(compute-bound\\), 21.33 flop/byte")))
+    // Compute-bound in a plain build; a sanitizer slows the streaming probes far more than
+    // the FMA chains, so there the bandwidth ceiling may be the lower one.
+    const std::string verdict = VITALS_SANITIZED ? "(compute-bound|memory-bound \\([A-Za-z0-9]+\\))" : "compute-bound";
+    EXPECT_TRUE(std::regex_search(matmul.out, std::regex("  Roofline: [0-9]+% of [0-9.]+ GFLOP/s \\(" + verdict +
+                                                         "\\), 21.33 flop/byte")))
         << matmul.out;
     const std::string results = (dir_ / "r.json").string();
     const CommandResult run = run_vitals("list >/dev/null; " + env + vitals +
