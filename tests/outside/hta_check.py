@@ -26,6 +26,8 @@ import shutil
 import subprocess
 import sys
 
+from venv_support import enter_venv, fail
+
 CASE = "mlp_train_step/32x512/cpu-f32"  # eleven operators, nested, one name long enough to truncate
 # Steps 0..4: one skipped, one warm-up, three recorded (ProfilerStep#2..#4), one cycle.
 SCHEDULE = ["--steps", "5", "--wait", "1", "--warmup", "1", "--active", "3", "--repeat", "1"]
@@ -41,38 +43,11 @@ BENIGN_HTA_WARNINGS = (
 )
 
 
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
-
-
-def skip_or_fail(reason):
-    if os.environ.get("VITALS_REQUIRE_OUTSIDE_TOOLS"):
-        fail(reason + " (VITALS_REQUIRE_OUTSIDE_TOOLS is set)")
-    print("SKIPPED: " + reason)
-    sys.exit(77)
-
-
 def run(argv):
     result = subprocess.run(argv, capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"{' '.join(argv)} exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
     return result.stdout
-
-
-def enter_venv(venv):
-    """Makes the venv (idempotent) and re-runs this script in it."""
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "test-venv.sh")
-    made = subprocess.run(["bash", script, venv], capture_output=True, text=True)
-    if made.returncode != 0:
-        skip_or_fail(f"scripts/test-venv.sh {venv} exited {made.returncode}:\n{made.stdout}{made.stderr}".rstrip())
-    python = os.path.join(venv, "bin", "python")
-    probe = subprocess.run([python, "-c", "import hta, pandas"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        skip_or_fail(f"the venv {venv} does not import hta:\n{probe.stderr.strip()}")
-    os.environ[IN_VENV] = "1"
-    sys.stdout.flush()
-    os.execv(python, [python, os.path.abspath(__file__), *sys.argv[1:]])
 
 
 # -- The key_averages table vitals prints ---------------------------------------------
@@ -264,7 +239,7 @@ def main():
     vitals, work, venv = sys.argv[1:4]
     venv = os.path.abspath(venv)
     if os.environ.get(IN_VENV) != "1":
-        enter_venv(venv)
+        enter_venv(venv, __file__, "hta, pandas", IN_VENV)
 
     trace_dir = os.path.join(work, "traces")
     shutil.rmtree(work, ignore_errors=True)

@@ -16,33 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+from venv_support import enter_venv, fail
+
 IN_VENV = "VITALS_TB_CHECK_IN_VENV"
-
-
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
-
-
-def skip_or_fail(reason):
-    if os.environ.get("VITALS_REQUIRE_OUTSIDE_TOOLS"):
-        fail(reason + " (VITALS_REQUIRE_OUTSIDE_TOOLS is set)")
-    print("SKIPPED: " + reason)
-    sys.exit(77)
-
-
-def enter_venv(venv):
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "test-venv.sh")
-    made = subprocess.run(["bash", script, venv], capture_output=True, text=True)
-    if made.returncode != 0:
-        skip_or_fail(f"scripts/test-venv.sh {venv} exited {made.returncode}:\n{made.stdout}{made.stderr}".rstrip())
-    python = os.path.join(venv, "bin", "python")
-    probe = subprocess.run([python, "-c", "import torch_tb_profiler.profiler.data"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        skip_or_fail(f"the venv {venv} does not import torch_tb_profiler:\n{probe.stderr.strip()}")
-    os.environ[IN_VENV] = "1"
-    sys.stdout.flush()
-    os.execv(python, [python, os.path.abspath(__file__), *sys.argv[1:]])
 
 
 def step_totals(trace):
@@ -55,7 +31,7 @@ def step_totals(trace):
 def main():
     program, case, work, venv = sys.argv[1:5]
     if not os.environ.get(IN_VENV):
-        enter_venv(venv)
+        enter_venv(venv, __file__, "torch_tb_profiler.profiler.data", IN_VENV)
     os.makedirs(work, exist_ok=True)
     plain = os.path.join(work, "no-steps.pt.trace.json")
     subprocess.run([program, "profile", case, "--trace", plain], check=True, capture_output=True)
