@@ -119,6 +119,30 @@ TEST(Allocator, ObserverSeesEveryAllocationAndFree) {
     EXPECT_EQ(k::allocated_bytes(Device::cpu), before);
 }
 
+// An observer that throws on an allocation refuses it: the block goes back uncounted and
+// the error reaches the caller (LeakSanitizer in the sanitizer builds sees no leak). One
+// that throws on a free cannot pass its error on (frees run in destructors): it is
+// dropped with a warning, not std::terminate.
+TEST(Allocator, AThrowingObserverLeaksNothingAndTerminatesNothing) {
+    const std::int64_t before = k::allocated_bytes(Device::cpu);
+    k::set_allocation_observer([](const k::AllocationEvent& e) {
+        if (e.bytes > 0) throw std::runtime_error("observer refuses");
+    });
+    for (const std::int64_t n : {1000, 1 << 20}) {  // a small block and a cached large one
+        EXPECT_THROW((void)Tensor::empty({n}, DType::f32), std::runtime_error);
+        EXPECT_EQ(k::allocated_bytes(Device::cpu), before);
+    }
+    k::set_allocation_observer(nullptr);
+    {
+        const Tensor t = Tensor::empty({1000}, DType::f32);
+        k::set_allocation_observer([](const k::AllocationEvent& e) {
+            if (e.bytes < 0) throw std::runtime_error("observer fails on a free");
+        });
+    }  // t's free: the observer throws, the program goes on
+    k::set_allocation_observer(nullptr);
+    EXPECT_EQ(k::allocated_bytes(Device::cpu), before);
+}
+
 TEST(Allocator, LargeHostBlocksAreReused) {
     k::release_cached_memory();
     const void* first = nullptr;

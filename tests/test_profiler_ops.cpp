@@ -49,11 +49,13 @@ TEST(ProfiledOps, MlpForwardShowsLinearAddmmAndRelu) {
     EXPECT_EQ(linear->category, p::Category::cpu_op);
     EXPECT_EQ(&t.events[static_cast<std::size_t>(addmm->parent)], linear);  // addmm under linear
     EXPECT_EQ(t.events[static_cast<std::size_t>(linear->parent)].name, "forward");
-    EXPECT_EQ(linear->input_shapes, (std::vector<std::vector<std::int64_t>>{{32, 512}, {1024, 512}, {1024}}));
-    EXPECT_EQ(linear->input_types, (std::vector<std::string>{"float", "float", "float"}));
+    ASSERT_NE(t.inputs_of(*linear), nullptr);
+    EXPECT_EQ(t.inputs_of(*linear)->shapes, (std::vector<std::vector<std::int64_t>>{{32, 512}, {1024, 512}, {1024}}));
+    EXPECT_EQ(t.inputs_of(*linear)->types, (std::vector<std::string>{"float", "float", "float"}));
     // Memory: linear's output (32x1024 floats) is allocated inside addmm.
-    EXPECT_EQ(addmm->self_cpu_memory, 32 * 1024 * 4);
-    EXPECT_EQ(linear->cpu_memory, 32 * 1024 * 4);
+    const auto index_of = [&](const p::Event* e) { return static_cast<std::size_t>(e - t.events.data()); };
+    EXPECT_EQ(t.totals_of(index_of(addmm)).self_cpu_memory, 32 * 1024 * 4);
+    EXPECT_EQ(t.totals_of(index_of(linear)).cpu_memory, 32 * 1024 * 4);
     EXPECT_FALSE(t.memory.empty());
     const std::string table = t.key_averages({.group_by_input_shape = true}).table({.sort_by = "cpu_time_total"});
     EXPECT_NE(table.find("CPU Mem"), std::string::npos);

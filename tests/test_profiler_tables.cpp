@@ -29,15 +29,19 @@ Trace trace_from_stream(const json& stream) {
     };
     for (const json& e : stream.at("events")) {
         Event event;
-        event.name = e.at("name");
+        event.name = trace.intern(e.at("name").get<std::string>());
         event.category = e.at("kind") == "cpu_op" ? Category::cpu_op : Category::user_annotation;
         event.thread = thread_of(e.at("thread").get<int>());
         event.start_ns = e.at("start_ns");
         event.end_ns = e.at("end_ns");
         event.external_id = static_cast<std::int64_t>(trace.events.size()) + 1;
-        event.input_shapes = e.at("input_shapes").get<std::vector<std::vector<std::int64_t>>>();
-        event.input_types = e.at("input_types").get<std::vector<std::string>>();
-        trace.events.push_back(std::move(event));
+        EventInputs inputs{e.at("input_shapes").get<std::vector<std::vector<std::int64_t>>>(),
+                           e.at("input_types").get<std::vector<std::string>>()};
+        if (!inputs.shapes.empty() || !inputs.types.empty()) {
+            event.inputs = static_cast<std::int32_t>(trace.inputs.size());
+            trace.inputs.push_back(std::move(inputs));
+        }
+        trace.events.push_back(event);
     }
     trace.link_parents();  // torch's rule: the enclosing open interval on the same thread
     for (const json& m : stream.at("memory")) {

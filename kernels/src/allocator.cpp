@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -204,7 +205,17 @@ void* allocate(Device device, std::size_t bytes) {
         address = cuda_backend::allocate(bytes, stream);
         device_block_streams().add(address, stream);
     }
-    notify(device, address, static_cast<std::int64_t>(bytes));
+    try {
+        notify(device, address, static_cast<std::int64_t>(bytes));
+    } catch (...) {  // the observer threw: the block goes back, uncounted, and the error passes on
+        g_allocated[index_of(device)].fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
+        if (device == Device::cpu) {
+            host_deallocate(address, bytes);
+        } else if (address != nullptr) {
+            cuda_backend::deallocate(address, device_block_streams().take(address, current_stream()));
+        }
+        throw;
+    }
     return address;
 }
 
@@ -214,7 +225,15 @@ void deallocate(Device device, void* address, std::size_t bytes) noexcept {
     } else {
         if (address != nullptr) cuda_backend::deallocate(address, device_block_streams().take(address, current_stream()));
     }
-    notify(device, address, -static_cast<std::int64_t>(bytes));
+    try {
+        notify(device, address, -static_cast<std::int64_t>(bytes));
+    } catch (...) {  // a free runs in destructors: an observer's error cannot pass on from here
+        static std::atomic<bool> said{false};
+        if (!said.exchange(true)) {
+            std::fputs("vitals: warning: the allocation observer threw on a free; the error was dropped (observers "
+                       "should not throw)\n", stderr);
+        }
+    }
 }
 
 }  // namespace detail

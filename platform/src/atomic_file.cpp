@@ -114,7 +114,9 @@ void check_regular_target(const std::filesystem::path& path, const Target& t) {
     }
 }
 
-void write_through_temporary(const std::filesystem::path& path, const Target& t, std::string_view content) {
+using Produce = std::function<void(const WritePiece&)>;
+
+void write_through_temporary(const std::filesystem::path& path, const Target& t, const Produce& produce) {
     const std::filesystem::path folder = folder_of(t.file);
     std::string temporary = (folder / ("." + t.file.filename().string() + std::string(kTemporaryInfix) + "XXXXXX")).string();
     const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);  // O_CREAT | O_EXCL, mode 0600
@@ -125,7 +127,7 @@ void write_through_temporary(const std::filesystem::path& path, const Target& t,
         fail(path, what, error);
     };
     try {
-        write_all(fd, content, path);
+        produce([&](std::string_view piece) { write_all(fd, piece, path); });
     } catch (...) {
         ::close(fd);
         ::unlink(temporary.c_str());
@@ -164,16 +166,20 @@ void check_output_path(const std::filesystem::path& path) {
 bool is_standard_output(const std::filesystem::path& path) { return descriptor_of(path) == STDOUT_FILENO; }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+    write_file_atomically_streamed(path, [&](const WritePiece& write) { write(content); });
+}
+
+void write_file_atomically_streamed(const std::filesystem::path& path, const Produce& produce) {
     const Target t = target_of(path);
     if (t.descriptor) {
-        write_all(*t.descriptor, content, path);
+        produce([&](std::string_view piece) { write_all(*t.descriptor, piece, path); });
         return;
     }
     if (t.in_place) {
         const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) fail(path, "cannot open", errno);
         try {
-            write_all(fd, content, path);
+            produce([&](std::string_view piece) { write_all(fd, piece, path); });
         } catch (...) {
             ::close(fd);
             throw;
@@ -182,7 +188,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
         return;
     }
     check_regular_target(path, t);
-    write_through_temporary(path, t, content);
+    write_through_temporary(path, t, produce);
 }
 
 void check_outputs_are_not_inputs(const std::vector<std::filesystem::path>& outputs,

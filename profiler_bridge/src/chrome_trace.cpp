@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <unordered_set>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -76,18 +78,40 @@ void put_int(Buffer& out, std::int64_t value) {
     out.append(digits.data(), digits.data() + digits.size());
 }
 
-// Microseconds with three decimals from integer nanoseconds: exact, and much faster
-// than formatting a double.
-void put_micros(Buffer& out, std::int64_t ns) {
+// Writers into room already reserved: a host event is most of a trace, so its fields are
+// stored directly, with no format parsing and no per-field bounds checks.
+template <std::size_t N>
+char* write_text(char* p, const char (&text)[N]) {
+    std::memcpy(p, text, N - 1);
+    return p + N - 1;
+}
+
+char* write_int(char* p, std::int64_t value) {
+    const fmt::format_int digits(value);
+    std::memcpy(p, digits.data(), digits.size());
+    return p + digits.size();
+}
+
+// Microseconds from integer nanoseconds, exact, without trailing zeros ("12.34", "7").
+char* write_micros(char* p, std::int64_t ns) {
     if (ns < 0) {
-        out.push_back('-');
+        *p++ = '-';
         ns = -ns;
     }
-    put_int(out, ns / 1000);
-    const auto frac = static_cast<int>(ns % 1000);
-    const char decimals[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
-                              static_cast<char>('0' + frac % 10)};
-    out.append(decimals, decimals + 4);
+    p = write_int(p, ns / 1000);
+    int frac = static_cast<int>(ns % 1000);
+    if (frac == 0) return p;
+    int digits = 3;
+    while (frac % 10 == 0) {
+        frac /= 10;
+        --digits;
+    }
+    *p++ = '.';
+    for (int i = digits - 1; i >= 0; --i) {
+        p[i] = static_cast<char>('0' + frac % 10);
+        frac /= 10;
+    }
+    return p + digits;
 }
 
 // The same, for fmt::format_to arguments.
@@ -129,7 +153,16 @@ const char* device_category(DeviceEvent::Kind k) {
 }
 
 
-void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer& out) {
+// Above this, what is formatted goes to `write` (when streaming to a file), so a trace of
+// millions of events never sits in memory whole.
+constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+
+void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer& out, const WritePiece* write) {
+    const auto flush = [&] {
+        if (write == nullptr) return;
+        (*write)(std::string_view(out.data(), out.size()));
+        out.clear();
+    };
     const auto& threads = trace.threads;
     const auto& events = trace.events;
     const auto& memory = trace.memory;
@@ -137,7 +170,7 @@ void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer&
     const std::int64_t pid = trace.pid, start_ns = trace.start_ns, base_time_ns = trace.base_time_ns;
     const std::string& worker_name = trace.worker_name;
     const int rank = trace.rank, world_size = trace.world_size;
-    out.reserve(256 + 160 * (events.size() + memory.size() + 2 * device.size() + threads.size()));
+    if (write == nullptr) out.reserve(256 + 110 * (events.size() + memory.size() + 2 * device.size() + threads.size()));
     auto it = fmt::appender(out);
     const auto us = [&](std::int64_t ns) { return Micros{ns - start_ns}; };
     const auto dur = [](std::int64_t ns) { return Micros{ns}; };
@@ -163,43 +196,75 @@ void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer&
     const bool annotations_only = std::none_of(events.begin(), events.end(), [](const Event& e) {
         return e.category == Category::cpu_op || e.name.rfind("ProfilerStep#", 0) == 0;
     });
-    // Host events are most of a trace: written with plain appends, no format parsing.
+    // "External id" links an event to the device work it launched: written for operators
+    // (as torch does) and for annotations that launched device work; an annotation on
+    // its own (written as an operator or not) has nothing to link, and leaving it out
+    // keeps a host event under 100 bytes.
+    std::unordered_set<std::int64_t> launched;
+    for (const DeviceEvent& d : device) {
+        if (d.external_id != 0) launched.insert(d.external_id);
+    }
+    constexpr std::size_t kFixedRoom = 256;  // every field of a host event but its name and inputs
     for (const Event& e : events) {
+        if (out.size() >= kFlushBytes) flush();
         next();
         const bool as_operator = e.category == Category::cpu_op || (annotations_only && e.parent < 0);
-        put(out, as_operator ? R"({"ph":"X","cat":"cpu_op","name":)" : R"({"ph":"X","cat":"user_annotation","name":)");
+        const EventInputs* in = trace.inputs_of(e);
+        std::size_t at = out.size();
+        out.resize(at + kFixedRoom);
+        char* p = out.data() + at;
+        p = as_operator ? write_text(p, R"({"ph":"X","cat":"cpu_op","name":)")
+                        : write_text(p, R"({"ph":"X","cat":"user_annotation","name":)");
+        out.resize(static_cast<std::size_t>(p - out.data()));
         append_json_string(out, e.name);
-        put(out, R"(,"pid":)");
-        put_int(out, pid);
-        put(out, R"(,"tid":)");
-        put_int(out, threads[static_cast<std::size_t>(e.thread)].tid);
-        put(out, R"(,"ts":)");
-        put_micros(out, e.start_ns - start_ns);
-        put(out, R"(,"dur":)");
-        put_micros(out, e.duration_ns());
-        put(out, R"(,"args":{"External id":)");
-        put_int(out, e.external_id);
-        if (!e.input_shapes.empty() || !e.input_types.empty()) {
-            put(out, R"(,"Input Dims":[)");
-            for (std::size_t i = 0; i < e.input_shapes.size(); ++i) {
-                if (i) out.push_back(',');
-                out.push_back('[');
-                for (std::size_t d = 0; d < e.input_shapes[i].size(); ++d) {
-                    if (d) out.push_back(',');
-                    put_int(out, e.input_shapes[i][d]);
+        at = out.size();
+        out.resize(at + kFixedRoom);
+        p = out.data() + at;
+        p = write_text(p, R"(,"pid":)");
+        p = write_int(p, pid);
+        p = write_text(p, R"(,"tid":)");
+        p = write_int(p, threads[static_cast<std::size_t>(e.thread)].tid);
+        p = write_text(p, R"(,"ts":)");
+        p = write_micros(p, e.start_ns - start_ns);
+        p = write_text(p, R"(,"dur":)");
+        p = write_micros(p, e.duration_ns());
+        const bool linked = e.category == Category::cpu_op || (!launched.empty() && launched.contains(e.external_id));
+        if (linked || in != nullptr) {
+            p = write_text(p, R"(,"args":{)");
+            if (linked) {
+                p = write_text(p, R"("External id":)");
+                p = write_int(p, e.external_id);
+            }
+            if (in != nullptr) {
+                if (linked) *p++ = ',';
+                out.resize(static_cast<std::size_t>(p - out.data()));
+                put(out, R"("Input Dims":[)");
+                for (std::size_t i = 0; i < in->shapes.size(); ++i) {
+                    if (i) out.push_back(',');
+                    out.push_back('[');
+                    for (std::size_t d = 0; d < in->shapes[i].size(); ++d) {
+                        if (d) out.push_back(',');
+                        put_int(out, in->shapes[i][d]);
+                    }
+                    out.push_back(']');
+                }
+                put(out, R"(],"Input type":[)");
+                for (std::size_t i = 0; i < in->types.size(); ++i) {
+                    if (i) out.push_back(',');
+                    append_json_string(out, in->types[i]);
                 }
                 out.push_back(']');
+                at = out.size();
+                out.resize(at + 8);
+                p = out.data() + at;
             }
-            put(out, R"(],"Input type":[)");
-            for (std::size_t i = 0; i < e.input_types.size(); ++i) {
-                if (i) out.push_back(',');
-                append_json_string(out, e.input_types[i]);
-            }
-            out.push_back(']');
+            *p++ = '}';
         }
-        put(out, "}}");
+        *p++ = '}';
+        out.resize(static_cast<std::size_t>(p - out.data()));
     }
     for (const MemoryEvent& m : memory) {
+        if (out.size() >= kFlushBytes) flush();
         next();
         fmt::format_to(it,
                        "{{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
@@ -211,6 +276,7 @@ void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer&
     }
     std::set<std::pair<int, std::int64_t>> streams;
     for (const DeviceEvent& d : device) {
+        if (out.size() >= kFlushBytes) flush();
         next();
         const bool runtime = d.kind == DeviceEvent::Kind::runtime;
         const std::int64_t event_pid = runtime ? pid : d.device;
@@ -261,20 +327,22 @@ void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer&
                        dev, stream);
     }
     fmt::format_to(it, "\n  ]\n}}\n");
+    flush();
 }
 
 }  // namespace
 
 std::string Trace::chrome_trace_json(std::string_view trace_name) const {
     Buffer out;
-    write_chrome_trace(*this, trace_name, out);
+    write_chrome_trace(*this, trace_name, out, nullptr);
     return fmt::to_string(out);
 }
 
 void Trace::export_chrome_trace(const std::filesystem::path& path) const {
-    Buffer out;
-    write_chrome_trace(*this, {}, out);
-    write_file_atomically(path, std::string_view(out.data(), out.size()));
+    write_file_atomically_streamed(path, [&](const WritePiece& write) {
+        Buffer out;
+        write_chrome_trace(*this, {}, out, &write);
+    });
 }
 
 }  // namespace vitals::profiler

@@ -12,7 +12,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <atomic>
 #include <fstream>
 #include <string>
@@ -54,6 +56,20 @@ class ChunkPool {
 public:
     static constexpr std::size_t kMaxPooled = 1024;  // 64 MiB
 
+    // Pre-faults chunks until `chunks` are free (within kMaxPooled).
+    void reserve(std::size_t chunks) {
+        chunks = std::min(chunks, kMaxPooled);
+        for (;;) {
+            {
+                std::lock_guard lock(mutex_);
+                if (free_.size() >= chunks) return;
+            }
+            auto* c = new Chunk;
+            std::memset(static_cast<void*>(c->records.data()), 0, sizeof c->records);  // the page faults, now
+            give(c);
+        }
+    }
+
     Chunk* take() {
         {
             std::lock_guard lock(mutex_);
@@ -84,10 +100,13 @@ private:
     std::vector<Chunk*> free_;
 };
 
-ChunkPool& chunk_pool() {
-    static ChunkPool* pool = new ChunkPool;  // never destroyed: threads may record during exit
-    return *pool;
+// Never destroyed: threads may record during exit. Replaced (and the old one leaked) in a
+// forked child, where another thread may have held its mutex at the fork.
+ChunkPool*& chunk_pool_slot() {
+    static ChunkPool* pool = new ChunkPool;
+    return pool;
 }
+ChunkPool& chunk_pool() { return *chunk_pool_slot(); }
 
 // The calling thread's name where it has one of its own. A new thread inherits its
 // creator's name, so one equal to the main thread's (the program's) is no name: the trace
@@ -103,10 +122,13 @@ std::string own_thread_name(std::int64_t tid) {
     return main_name == name ? "" : name;
 }
 
+std::atomic<std::uint64_t> g_next_buffer_serial{1};
+
 class ThreadBuffer {
 public:
     ThreadBuffer()
         : current_(chunk_pool().take()),
+          serial_(g_next_buffer_serial.fetch_add(1, std::memory_order_relaxed)),
           tid_(static_cast<std::int64_t>(::syscall(SYS_gettid))),
           thread_name_(own_thread_name(tid_)) {
         count_started_chunk();  // a thread's first chunk counts too: 10,000 short threads are 10,000 chunks
@@ -122,6 +144,8 @@ public:
         t_cursor.next = t_cursor.base + current_->size.load(std::memory_order_relaxed);
         t_cursor.end = t_cursor.base + kChunkRecords;
         t_cursor.published = &current_->size;
+        t_cursor.base_index = current_base_index_;
+        t_cursor.buffer_serial = serial_;
     }
 
     // Writer only: the current chunk is full.
@@ -130,24 +154,29 @@ public:
         std::lock_guard lock(mutex_);
         full_.push_back(current_);
         current_ = chunk_pool().take();
+        current_base_index_ += kChunkRecords;
         attach_cursor();
     }
 
     // Writer only: side data and the record that refers to it, atomically for collectors.
+    // Returns the record's index in the thread's record stream.
     template <class Table, class Value>
-    void push_with(Table ThreadRecords::*table, Value&& value, RecordKind kind, std::int64_t ticks,
-                   std::uint64_t extra_bits = 0) {
+    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, RecordKind kind, std::int64_t ticks,
+                            std::uint64_t extra_bits = 0) {
         if (t_cursor.next == t_cursor.end) roll();  // room first: roll() takes the mutex too
         std::lock_guard lock(mutex_);
         auto& side = pending_.*table;
         side.push_back(std::forward<Value>(value));
         detail::push(ticks, (static_cast<std::uint64_t>(kind) << kKindShift) | extra_bits | (side.size() - 1));
+        return last_record_index();
     }
 
     void collect(ThreadRecords& out, bool keep) {
         std::lock_guard lock(mutex_);
         out.tid = tid_;
         out.thread_name = thread_name_;
+        out.buffer_serial = serial_;
+        out.first_index = next_index_;
         for (Chunk* c : full_) {
             take(*c, c->size.load(std::memory_order_acquire), out, keep);
             chunk_pool().give(c);
@@ -158,6 +187,7 @@ public:
             out.names = std::move(pending_.names);
             out.inputs = std::move(pending_.inputs);
             out.memory = std::move(pending_.memory);
+            out.foreign_ends = std::move(pending_.foreign_ends);
         }
         pending_ = ThreadRecords{};
     }
@@ -168,12 +198,16 @@ public:
     }
 
 private:
-    static void take(Chunk& c, std::uint32_t size, ThreadRecords& out, bool keep) {
+    void take(Chunk& c, std::uint32_t size, ThreadRecords& out, bool keep) {
         if (keep) out.records.insert(out.records.end(), c.records.begin() + c.consumed, c.records.begin() + size);
+        next_index_ += size - c.consumed;
         c.consumed = size;
     }
 
     Chunk* current_;
+    std::uint64_t serial_;
+    std::uint64_t current_base_index_ = 0;  // writer only: the index of current_'s first record
+    std::uint64_t next_index_ = 0;          // collector only (under mutex_): the first record not collected
     std::mutex mutex_;
     std::vector<Chunk*> full_;
     ThreadRecords pending_;  // side data not yet collected
@@ -186,10 +220,17 @@ struct Registry {
     std::vector<std::shared_ptr<ThreadBuffer>> buffers;
 };
 
-Registry& registry() {
-    static Registry* r = new Registry;  // never destroyed: threads may record during exit
-    return *r;
+void after_fork_in_child();
+
+// Never destroyed, replaced in a forked child, as the chunk pool.
+Registry*& registry_slot() {
+    static Registry* r = [] {
+        ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
+        return new Registry;
+    }();
+    return r;
 }
+Registry& registry() { return *registry_slot(); }
 
 // initial-exec: a direct TLS access, not a __tls_get_addr call per record (the library is
 // linked into executables, not dlopen'ed).
@@ -209,6 +250,21 @@ ThreadBuffer& register_thread() {
     return *buffer;
 }
 
+// A forked child has only the forking thread; the other threads' buffers, and any mutex
+// one of them held at the fork, are left behind (leaked, never locked again): the child
+// starts with empty, unlocked state and recording off. A profile that was running stops
+// in the child with whatever the child recorded (nothing, unless it starts anew).
+void after_fork_in_child() {
+    g_record_flags.store(0, std::memory_order_relaxed);
+    registry_slot() = new Registry;
+    chunk_pool_slot() = new ChunkPool;
+    new std::shared_ptr<ThreadBuffer>(std::move(t_buffer_owner));  // leaked: its destructor would lock
+    t_buffer = nullptr;
+    t_cursor = WriteCursor{};
+    g_chunks_started.store(0, std::memory_order_relaxed);
+    g_cap_reached.store(false, std::memory_order_relaxed);
+}
+
 inline ThreadBuffer& my_buffer() {
     if (t_buffer != nullptr) [[likely]] return *t_buffer;
     return register_thread();
@@ -225,9 +281,13 @@ void push_slow(std::int64_t ticks, std::uint64_t payload) {
     push(ticks, payload);
 }
 
-void record_begin_copy(std::string_view name, Category category, std::int64_t ticks) {
-    my_buffer().push_with(&ThreadRecords::names, std::string(name), RecordKind::begin_copied, ticks,
-                          category == Category::user_annotation ? kAnnotationBit : 0);
+std::uint64_t record_begin_copy(std::string_view name, Category category, std::int64_t ticks) {
+    return my_buffer().push_with(&ThreadRecords::names, std::string(name), RecordKind::begin_copied, ticks,
+                                 category == Category::user_annotation ? kAnnotationBit : 0);
+}
+
+void record_foreign_end(std::uint64_t buffer_serial, std::uint64_t begin, std::int64_t ticks) {
+    my_buffer().push_with(&ThreadRecords::foreign_ends, ForeignEnd{buffer_serial, begin}, RecordKind::foreign_end, ticks);
 }
 
 void record_inputs(std::span<const InputMeta> inputs) {
@@ -258,6 +318,12 @@ void set_record_cap(std::int64_t records) {
 }
 
 bool cap_reached() { return g_cap_reached.load(std::memory_order_relaxed); }
+
+void reserve_records(std::int64_t records) {
+    (void)my_buffer();  // the starting thread's registration is not timed inside its first scope
+    if (records <= 0) return;
+    chunk_pool().reserve(static_cast<std::size_t>((records + kChunkRecords - 1) / static_cast<std::int64_t>(kChunkRecords)));
+}
 
 std::vector<ThreadRecords> collect_all(bool keep) {
     g_chunks_started.store(0, std::memory_order_relaxed);

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <deque>
 #include <map>
-#include <unordered_map>
 #include <numeric>
 #include <tuple>
-#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
 
 
 namespace vitals::profiler {
@@ -23,6 +25,8 @@ int enclosing_event(const std::vector<Event>& events, const std::vector<int>& by
     while (e >= 0 && !(ts < events[static_cast<std::size_t>(e)].end_ns)) e = events[static_cast<std::size_t>(e)].parent;
     return e;
 }
+
+const std::vector<std::vector<std::int64_t>> kNoShapes;
 
 std::string shapes_string(const std::vector<std::vector<std::int64_t>>& shapes) {
     std::string out = "[";
@@ -48,19 +52,81 @@ std::vector<std::vector<int>> events_by_thread(const std::vector<Event>& events,
 
 }  // namespace
 
-void Trace::compute_attribution() {
-    for (Event& e : events) {
-        e.cpu_memory = e.self_cpu_memory = e.cuda_memory = e.self_cuda_memory = 0;
-        e.cuda_time_ns = e.self_cuda_time_ns = 0;
+// Each name once; a deque, so the views handed out stay valid as it grows.
+struct Trace::NameTable {
+    std::deque<std::string> names;
+    std::unordered_set<std::string_view> index;
+};
+
+std::string_view Trace::intern(std::string_view name) {
+    if (!names_) names_ = std::make_shared<NameTable>();
+    if (const auto found = names_->index.find(name); found != names_->index.end()) return *found;
+    const std::string_view stored = names_->names.emplace_back(name);
+    names_->index.insert(stored);
+    return stored;
+}
+
+std::size_t Trace::footprint_bytes() const {
+    std::size_t bytes = events.capacity() * sizeof(Event) + totals.capacity() * sizeof(EventTotals) +
+                        memory.capacity() * sizeof(MemoryEvent) + device.capacity() * sizeof(DeviceEvent) +
+                        threads.capacity() * sizeof(ThreadInfo);
+    for (const EventInputs& in : inputs) {
+        bytes += sizeof in;
+        for (const auto& shape : in.shapes) bytes += sizeof shape + shape.capacity() * sizeof(std::int64_t);
+        for (const auto& type : in.types) bytes += sizeof type + type.capacity();
     }
+    if (names_) {
+        for (const std::string& name : names_->names) bytes += sizeof name + name.capacity();
+        bytes += names_->index.size() * (sizeof(std::string_view) + 2 * sizeof(void*));
+    }
+    return bytes;
+}
+
+void Trace::link_parents() {
+    // Each thread's events in (start, longest first) order: the order a recorded trace has
+    // already, so the sort is skipped then.
+    const auto before = [&](int a, int b) {
+        const Event &x = events[static_cast<std::size_t>(a)], &y = events[static_cast<std::size_t>(b)];
+        return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
+    };
+    std::vector<std::vector<int>> by_thread(threads.size());
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const auto thread = static_cast<std::size_t>(events[i].thread);
+        if (thread >= by_thread.size()) by_thread.resize(thread + 1);
+        by_thread[thread].push_back(static_cast<int>(i));
+    }
+    std::vector<int> open;
+    for (auto& order : by_thread) {
+        if (!std::is_sorted(order.begin(), order.end(), before)) std::stable_sort(order.begin(), order.end(), before);
+        open.clear();
+        for (int i : order) {
+            Event& e = events[static_cast<std::size_t>(i)];
+            while (!open.empty()) {
+                const Event& top = events[static_cast<std::size_t>(open.back())];
+                if (e.start_ns >= top.end_ns || e.end_ns > top.end_ns) {
+                    open.pop_back();
+                } else {
+                    break;
+                }
+            }
+            e.parent = open.empty() ? -1 : open.back();
+            open.push_back(i);
+        }
+    }
+}
+
+void Trace::compute_attribution() {
+    totals.clear();
+    if (memory.empty() && device.empty()) return;
+    totals.assign(events.size(), EventTotals{});
     const std::vector<std::vector<int>> by_thread = events_by_thread(events, threads.size());
     // Memory: to the innermost enclosing event (self) and all its ancestors (total).
     for (const MemoryEvent& m : memory) {
         int e = enclosing_event(events, by_thread[static_cast<std::size_t>(m.thread)], m.ts_ns);
         const bool cuda = m.record.device_type == 1;
-        if (e >= 0) (cuda ? events[static_cast<std::size_t>(e)].self_cuda_memory : events[static_cast<std::size_t>(e)].self_cpu_memory) += m.record.bytes;
+        if (e >= 0) (cuda ? totals[static_cast<std::size_t>(e)].self_cuda_memory : totals[static_cast<std::size_t>(e)].self_cpu_memory) += m.record.bytes;
         for (; e >= 0; e = events[static_cast<std::size_t>(e)].parent) {
-            (cuda ? events[static_cast<std::size_t>(e)].cuda_memory : events[static_cast<std::size_t>(e)].cpu_memory) += m.record.bytes;
+            (cuda ? totals[static_cast<std::size_t>(e)].cuda_memory : totals[static_cast<std::size_t>(e)].cpu_memory) += m.record.bytes;
         }
     }
     // Device time: to the launching event (self) and its ancestors (total).
@@ -72,9 +138,9 @@ void Trace::compute_attribution() {
         const auto found = by_external_id.find(d.external_id);
         if (d.external_id == 0 || found == by_external_id.end()) continue;
         int e = found->second;
-        events[static_cast<std::size_t>(e)].self_cuda_time_ns += d.end_ns - d.start_ns;
+        totals[static_cast<std::size_t>(e)].self_cuda_time_ns += d.end_ns - d.start_ns;
         for (; e >= 0; e = events[static_cast<std::size_t>(e)].parent) {
-            events[static_cast<std::size_t>(e)].cuda_time_ns += d.end_ns - d.start_ns;
+            totals[static_cast<std::size_t>(e)].cuda_time_ns += d.end_ns - d.start_ns;
         }
     }
 }
@@ -145,19 +211,21 @@ KeyAverages Trace::key_averages(const KeyAveragesOptions& options) const {
             continue;
         }
         const Event& e = events[item.index];
-        const std::string shapes = options.group_by_input_shape ? shapes_string(e.input_shapes) : "";
+        const EventInputs* in = inputs_of(e);
+        const std::string shapes = options.group_by_input_shape ? shapes_string(in ? in->shapes : kNoShapes) : "";
+        const EventTotals t = totals_of(item.index);
         // Steps aggregate into one row, as in torch ("ProfilerStep#3" -> "ProfilerStep*").
         const bool step = e.name.rfind("ProfilerStep#", 0) == 0;
-        KeyAverage& row = row_for(step ? std::string("ProfilerStep*") : e.name, shapes, false);
+        KeyAverage& row = row_for(step ? std::string("ProfilerStep*") : std::string(e.name), shapes, false);
         row.count += 1;
         row.cpu_time_total_us += static_cast<double>(e.duration_ns()) / 1000.0;
         row.self_cpu_time_total_us += static_cast<double>(e.duration_ns() - children_ns[item.index]) / 1000.0;
-        row.cuda_time_total_us += static_cast<double>(e.cuda_time_ns) / 1000.0;
-        row.self_cuda_time_total_us += static_cast<double>(e.self_cuda_time_ns) / 1000.0;
-        row.cpu_memory_usage += e.cpu_memory;
-        row.self_cpu_memory_usage += e.self_cpu_memory;
-        row.cuda_memory_usage += e.cuda_memory;
-        row.self_cuda_memory_usage += e.self_cuda_memory;
+        row.cuda_time_total_us += static_cast<double>(t.cuda_time_ns) / 1000.0;
+        row.self_cuda_time_total_us += static_cast<double>(t.self_cuda_time_ns) / 1000.0;
+        row.cpu_memory_usage += t.cpu_memory;
+        row.self_cpu_memory_usage += t.self_cpu_memory;
+        row.cuda_memory_usage += t.cuda_memory;
+        row.self_cuda_memory_usage += t.self_cuda_memory;
     }
     return KeyAverages(std::move(rows), profile_memory);
 }

@@ -16,30 +16,6 @@
 
 namespace vitals::profiler {
 
-void Trace::link_parents() {
-    std::vector<int> order(events.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        const Event &x = events[static_cast<std::size_t>(a)], &y = events[static_cast<std::size_t>(b)];
-        return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.end_ns > y.end_ns;
-    });
-    std::map<int, std::vector<int>> open;  // per thread
-    for (int i : order) {
-        Event& e = events[static_cast<std::size_t>(i)];
-        auto& stack = open[e.thread];
-        while (!stack.empty()) {
-            const Event& top = events[static_cast<std::size_t>(stack.back())];
-            if (e.start_ns >= top.end_ns || e.end_ns > top.end_ns) {
-                stack.pop_back();
-            } else {
-                break;
-            }
-        }
-        e.parent = stack.empty() ? -1 : stack.back();
-        stack.push_back(i);
-    }
-}
-
 Trace read_chrome_trace(const std::filesystem::path& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
@@ -117,7 +93,7 @@ Trace parse_chrome_trace(std::string_view text, const std::string& name) {
             const auto [it, added] = threads.try_emplace(tid, static_cast<int>(trace.threads.size()));
             if (added) trace.threads.push_back({tid, ""});
             Event event;
-            event.name = e.at("name").get<std::string>();
+            event.name = trace.intern(e.at("name").get<std::string>());
             event.category = category == "cpu_op" ? Category::cpu_op : Category::user_annotation;
             event.thread = it->second;
             const double ts = e.at("ts").get<double>(), dur = e.at("dur").get<double>();

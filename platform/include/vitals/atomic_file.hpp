@@ -12,6 +12,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,13 @@ namespace vitals {
 // Writes `content` as above. On failure an existing file at `path` is left untouched, no
 // temporary file remains, and std::runtime_error says which path failed and why.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+// The same for content too large to build whole first: `produce` is called once with a
+// function that writes the next piece. If `produce` throws, nothing is replaced (a
+// descriptor or device may have been written in part) and the exception passes on.
+using WritePiece = std::function<void(std::string_view piece)>;
+void write_file_atomically_streamed(const std::filesystem::path& path,
+                                    const std::function<void(const WritePiece&)>& produce);
 
 // Whether `path` names standard output ("-", /dev/stdout, /dev/fd/1): a command that
 // writes a file there prints its own text to standard error instead, so the file stays

@@ -63,6 +63,10 @@ struct ProfileOptions {
     // past it, recording stops for the rest of the window with one warning, rather than
     // exhausting memory. 0: no cap.
     std::int64_t max_events = 50'000'000;
+    // Buffer memory for this many events is allocated and touched when recording starts
+    // (32 bytes an event; at most 64 MiB, kept for later profiles), so that a process's
+    // first profile does not pay page faults inside the scopes it records. 0: none.
+    std::int64_t reserve_events = 1'000'000;
 };
 
 class Profile {

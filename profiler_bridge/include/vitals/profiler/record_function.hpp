@@ -3,8 +3,10 @@
 //   { VITALS_RECORD_FUNCTION("data loading"); load(); }
 //
 // With no profile recording, a scope costs one predictable branch. When recording, it
-// appends a begin and an end record (16 bytes each: a timestamp and a name) to the
-// calling thread's own buffer, with no lock.
+// appends a begin and an end record (16 bytes each: a timestamp and a name, or the
+// begin's place in the thread's record stream) to the calling thread's own buffer, with
+// no lock. The end names its begin, so scopes that do not close in reverse order (a
+// profile step inside a loop-body scope), or close on another thread, keep their times.
 #pragma once
 
 #include <atomic>
@@ -54,10 +56,11 @@ struct Record {
 enum class RecordKind : std::uint8_t {
     begin_literal = 1,  // low 56 bits: const char* name
     begin_copied,       // low 56 bits: index into the thread's copied names
-    end,
+    end,                // low 56 bits: the begin's index in this thread's record stream
     inputs,       // low 56 bits: index into the thread's input lists (for the scope begun last)
     memory,       // low 56 bits: index into the thread's memory records
     correlation,  // low 56 bits: the external id device work of the scope begun last carries
+    foreign_end,  // low 56 bits: index into the thread's foreign ends (a scope begun on another thread)
 };
 constexpr int kKindShift = 56;
 constexpr std::uint64_t kValueMask = (std::uint64_t{1} << kKindShift) - 1;
@@ -70,6 +73,8 @@ struct WriteCursor {
     Record* end = nullptr;
     Record* base = nullptr;
     std::atomic<std::uint32_t>* published = nullptr;
+    std::uint64_t base_index = 0;  // the index of *base in the thread's record stream
+    std::uint64_t buffer_serial = 0;  // which thread buffer this is: unique in the process, from 1
 };
 // initial-exec: a direct TLS access (the library is linked into programs, not dlopen'ed).
 extern thread_local WriteCursor t_cursor __attribute__((tls_model("initial-exec")));
@@ -86,14 +91,27 @@ inline void push(std::int64_t ticks, std::uint64_t payload) {
     push_slow(ticks, payload);
 }
 
-// Appends to the calling thread's buffer. `name` must outlive the profile (a literal).
-inline void record_begin(const char* name, Category category, std::int64_t ticks) {
+// The index of the record pushed last by the calling thread, in its record stream.
+inline std::uint64_t last_record_index() {
+    const WriteCursor& c = t_cursor;
+    return c.base_index + static_cast<std::uint64_t>(c.next - c.base) - 1;
+}
+
+// Appends to the calling thread's buffer and returns the begin's index, which its end
+// names. `name` must outlive the profile (a literal).
+inline std::uint64_t record_begin(const char* name, Category category, std::int64_t ticks) {
     push(ticks, (static_cast<std::uint64_t>(RecordKind::begin_literal) << kKindShift) |
                     (category == Category::user_annotation ? kAnnotationBit : 0) | reinterpret_cast<std::uintptr_t>(name));
+    return last_record_index();
 }
 // A begin whose name is copied (dynamic names, e.g. "ProfilerStep#3").
-void record_begin_copy(std::string_view name, Category category, std::int64_t ticks);
-inline void record_end(std::int64_t ticks) { push(ticks, static_cast<std::uint64_t>(RecordKind::end) << kKindShift); }
+std::uint64_t record_begin_copy(std::string_view name, Category category, std::int64_t ticks);
+// The end of the scope whose begin record_begin returned `begin` on this thread.
+inline void record_end(std::uint64_t begin, std::int64_t ticks) {
+    push(ticks, (static_cast<std::uint64_t>(RecordKind::end) << kKindShift) | (begin & kValueMask));
+}
+// The same for a scope begun on the thread whose buffer is `buffer_serial`.
+void record_foreign_end(std::uint64_t buffer_serial, std::uint64_t begin, std::int64_t ticks);
 // The inputs of the scope begun last on this thread.
 void record_inputs(std::span<const InputMeta> inputs);
 // Device work launched until end_correlation() is tagged with the scope begun last.
@@ -123,7 +141,7 @@ public:
     template <std::size_t N>
     explicit RecordFunction(const char (&literal)[N], Category category = Category::user_annotation) {
         if (detail::recording()) [[unlikely]] {
-            detail::record_begin(literal, category, now_ticks());
+            begin_ = detail::record_begin(literal, category, now_ticks());
             activate(literal);
         }
     }
@@ -138,9 +156,9 @@ public:
     //   RecordFunction scope(copy_name, "batch " + std::to_string(i));
     RecordFunction(CopyName, std::string_view name, Category category = Category::user_annotation) {
         if (detail::recording()) [[unlikely]] {
-            detail::record_begin_copy(name, category, now_ticks());
+            begin_ = detail::record_begin_copy(name, category, now_ticks());
             if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_push(std::string(name).c_str());
-            active_ = true;
+            serial_ = detail::t_cursor.buffer_serial;
         }
     }
     // An operator: `describe_inputs()` (which calls detail::record_inputs) runs only when
@@ -148,7 +166,7 @@ public:
     template <class DescribeInputs>
     RecordFunction(const char* name, Category category, DescribeInputs&& describe_inputs) {
         if (detail::recording()) [[unlikely]] {
-            detail::record_begin(name, category, now_ticks());
+            begin_ = detail::record_begin(name, category, now_ticks());
             activate(name);
             if (detail::recording_shapes()) describe_inputs();
             if (detail::recording_device()) {
@@ -158,10 +176,15 @@ public:
         }
     }
     ~RecordFunction() {
-        if (active_) [[unlikely]] {
+        if (serial_ != 0) [[unlikely]] {
             if (correlated_) detail::end_correlation();
             if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_pop();
-            detail::record_end(now_ticks());
+            const std::int64_t ticks = now_ticks();
+            if (serial_ == detail::t_cursor.buffer_serial) [[likely]] {
+                detail::record_end(begin_, ticks);
+            } else {
+                detail::record_foreign_end(serial_, begin_, ticks);
+            }
         }
     }
     RecordFunction(const RecordFunction&) = delete;
@@ -170,10 +193,11 @@ public:
 private:
     void activate(const char* name) {
         if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_push(name);
-        active_ = true;
+        serial_ = detail::t_cursor.buffer_serial;
     }
 
-    bool active_ = false;
+    std::uint64_t begin_ = 0;   // the begin record's index, which the end names
+    std::uint64_t serial_ = 0;  // the recording thread's buffer; 0: not recording
     bool correlated_ = false;
 };
 

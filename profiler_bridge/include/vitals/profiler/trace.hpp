@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -11,25 +13,37 @@
 
 namespace vitals::profiler {
 
-// A host event: an operator or a labelled region on one thread.
+// The inputs of an operator (with record_shapes).
+struct EventInputs {
+    std::vector<std::vector<std::int64_t>> shapes;
+    std::vector<std::string> types;  // torch's names: "float", "double", ...
+};
+
+// A host event: an operator or a labelled region on one thread. 56 bytes: what a finished
+// trace holds per event (names are stored once per trace, inputs and totals beside).
 struct Event {
-    std::string name;
-    Category category = Category::user_annotation;
-    int thread = 0;              // index into Trace::threads
-    std::int64_t start_ns = 0;   // steady_clock nanoseconds
+    // A view of the trace's name table (or of the literal that named the scope): valid
+    // while the Trace, or any copy of it, lives.
+    std::string_view name;
+    std::int64_t start_ns = 0;  // steady_clock nanoseconds
     std::int64_t end_ns = 0;
     std::int64_t external_id = 0;  // unique per trace; device work it launched carries it too
-    int parent = -1;               // index of the enclosing event on the same thread
-    std::vector<std::vector<std::int64_t>> input_shapes;  // with record_shapes
-    std::vector<std::string> input_types;
+    std::int32_t thread = 0;       // index into Trace::threads
+    std::int32_t parent = -1;      // index of the enclosing event on the same thread
+    std::int32_t inputs = -1;      // index into Trace::inputs, -1 without recorded shapes
+    Category category = Category::user_annotation;
+
+    std::int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+// What compute_attribution derives for one event.
+struct EventTotals {
     std::int64_t cpu_memory = 0;        // allocated minus freed inside, children included
     std::int64_t self_cpu_memory = 0;   // the same without children
     std::int64_t cuda_memory = 0;
     std::int64_t self_cuda_memory = 0;
     std::int64_t cuda_time_ns = 0;       // device time of work launched inside, children included
     std::int64_t self_cuda_time_ns = 0;  // launched by this event itself
-
-    std::int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
 // A memory event ([memory] in traces).
@@ -62,6 +76,8 @@ struct ThreadInfo {
 struct Trace {
     std::vector<ThreadInfo> threads;
     std::vector<Event> events;  // per thread in start order, parents before children
+    std::vector<EventInputs> inputs;  // what Event::inputs indexes
+    std::vector<EventTotals> totals;  // per event, from compute_attribution; empty when all are zero
     std::vector<MemoryEvent> memory;
     std::vector<DeviceEvent> device;
     std::int64_t pid = 0;
@@ -70,6 +86,18 @@ struct Trace {
     std::string worker_name;                // "<host>_<pid>" unless set
     int rank = -1, world_size = -1;         // distributed runs, when known
     bool profile_memory = false;            // memory was recorded: tables show its columns
+
+    // Stores `name` once in this trace's name table (shared by its copies) and returns the
+    // view events hold.
+    std::string_view intern(std::string_view name);
+    // The event's inputs, or nullptr.
+    const EventInputs* inputs_of(const Event& e) const {
+        return e.inputs >= 0 ? &inputs[static_cast<std::size_t>(e.inputs)] : nullptr;
+    }
+    // The event's memory and device time (zeros without memory or device events).
+    EventTotals totals_of(std::size_t event) const { return totals.empty() ? EventTotals{} : totals[event]; }
+    // Bytes this trace holds: events, names, inputs, totals, memory and device events.
+    std::size_t footprint_bytes() const;
 
     // Aggregates events by name (and input shapes when asked).
     KeyAverages key_averages(const KeyAveragesOptions& options = {}) const;
@@ -84,6 +112,10 @@ struct Trace {
     // Sets every event's parent from the intervals, per thread, as torch.profiler
     // builds its tree: in (start, longest first) order, the enclosing open interval.
     void link_parents();
+
+private:
+    struct NameTable;
+    std::shared_ptr<NameTable> names_;
 };
 
 // Reads a Chrome trace written by export_chrome_trace (or Kineto): host slices
