@@ -1,5 +1,6 @@
 // Fuzzes merge's input: any file given to `vitals merge` ends in a joined document or a
 // clear ResultsFileError, never a crash, a stack overflow (deep nesting) or a blow-up.
+// The same file is read as a `run --processes` worker's results, the other reader of a path.
 #include <unistd.h>
 
 #include <cstddef>
@@ -20,6 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)vitals::parse_results(merged, "merged");
     } catch (const vitals::ResultsFileError&) {
         // a clear error is the right answer to a bad file
+    }
+    try {
+        (void)vitals::read_case_results(path);
+    } catch (const vitals::ResultsFileError&) {
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "vitals/cuda_support.hpp"
 #include "vitals/threads.hpp"
@@ -113,6 +114,43 @@ TEST(Timer, NumThreadsIsSetForTheRunAndRestored) {
     EXPECT_EQ(seen_omp, 2);
     EXPECT_EQ(seen_eigen, 2);
     EXPECT_EQ(omp_get_max_threads(), 3);
+    EXPECT_EQ(Eigen::nbThreads(), 3);
+}
+
+// Eigen's count is one for the process: two Timers on two threads at once must agree on
+// it. The same count is shared (and restored once both end); another is refused, naming
+// both counts, instead of one statement silently running with the other's threads.
+TEST(Timer, TimersOnTwoThreadsAtOnceAgreeOnTheThreadCountOrAreRefused) {
+    vitals::register_thread_count_hook(&set_eigen_threads);
+    Eigen::setNbThreads(3);
+    std::atomic<bool> held{false}, released{false};
+    std::atomic<int> seen_in_first{0};
+    Timer first({.stmt = [&] {
+                     seen_in_first = Eigen::nbThreads();
+                     if (!held.exchange(true)) {
+                         while (!released.load()) std::this_thread::yield();  // the first call waits for the other thread
+                     }
+                 },
+                 .num_threads = 2});
+    std::thread holder([&] { (void)first.timeit(1); });
+    while (!held.load()) std::this_thread::yield();
+    int seen_in_same = 0;
+    Timer same({.stmt = [&] { seen_in_same = Eigen::nbThreads(); }, .num_threads = 2});
+    EXPECT_NO_THROW((void)same.timeit(3));
+    EXPECT_EQ(seen_in_same, 2);
+    EXPECT_EQ(Eigen::nbThreads(), 2) << "the first Timer still runs: its count stays";
+    Timer other({.stmt = [] {}, .num_threads = 1});
+    try {
+        (void)other.timeit(1);
+        ADD_FAILURE() << "expected a refusal";
+    } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("different num_threads (1 here, 2 in the other)"), std::string::npos) << e.what();
+    }
+    released = true;
+    holder.join();
+    EXPECT_EQ(seen_in_first, 2);
+    EXPECT_EQ(Eigen::nbThreads(), 3) << "restored once both ended";
+    EXPECT_NO_THROW((void)other.timeit(1)) << "alone, any count goes";
     EXPECT_EQ(Eigen::nbThreads(), 3);
 }
 

@@ -15,6 +15,12 @@ void register_thread_count_hook(ThreadCountHook hook);
 
 // Sets the intra-op thread count (OpenMP, and every registered hook) for its lifetime,
 // then restores what was there before.
+//
+// The hooks' counts are process-wide (Eigen has one count for all threads), so scopes on
+// several threads at once must agree: one that asks for another count while a scope of
+// another thread is alive throws std::logic_error naming both counts, rather than let
+// one statement run with the other's threads. Scopes with the same count share it (the
+// last to end restores what was there); scopes nested on one thread may differ.
 class ThreadCountScope {
 public:
     explicit ThreadCountScope(int num_threads);
@@ -28,7 +34,8 @@ public:
 private:
     int previous_omp_;
     int previous_[kMaxHooks];
-    int hooks_applied_ = 0;
+    int hooks_applied_ = 0;   // hooks this scope set, and restores
+    int previous_count_ = 0;  // the process-wide count before this scope set its own
 };
 
 }  // namespace vitals
