@@ -82,7 +82,7 @@ TEST_F(Cli, ListPrintsOneNameALine) {
 }
 
 TEST_F(Cli, HelpExitsZero) {
-    for (const char* args : {"--help", "list --help", "timeit --help", "run --help"}) {
+    for (const char* args : {"--help", "--help-all", "list --help", "timeit --help", "run --help"}) {
         SCOPED_TRACE(args);
         const CommandResult r = run_vitals(args);
         EXPECT_EQ(r.exit_code, 0);

@@ -94,6 +94,7 @@ int run_main(int argc, char** argv, const Registry& registry) {
     std::signal(SIGXFSZ, SIG_IGN);
     CLI::App app{"vitals: time C++ statements the way torch.utils.benchmark.Timer does", "vitals"};
     app.require_subcommand(1);
+    app.set_help_all_flag("--help-all", "Print help for every command and exit");
     app.fallthrough(false);
     std::vector<std::pair<CLI::App*, std::unique_ptr<Command>>> commands;
     for (const CommandEntry& entry : command_table()) {
