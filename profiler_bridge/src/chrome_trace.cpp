@@ -1,9 +1,11 @@
 // Kineto-compatible Chrome trace JSON, written directly (one event a line) for speed:
 // exporting a trace must not take longer than recording it did.
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <unordered_set>
 #include <fstream>
 #include <iterator>
@@ -19,13 +21,17 @@ using Buffer = fmt::memory_buffer;
 
 // A JSON string: quotes, backslashes and control characters escaped; bytes that are not
 // valid UTF-8 become U+FFFD, so any name gives a file every JSON reader accepts.
-void append_json_string(Buffer& out, std::string_view s) {
-    out.push_back('"');
-    const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
+// Printable ASCII without quotes or backslashes: a JSON string as it is.
+bool is_plain(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char ch) {
         const auto c = static_cast<unsigned char>(ch);
         return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
     });
-    if (plain) {  // the common case: copy as is
+}
+
+void append_json_string(Buffer& out, std::string_view s) {
+    out.push_back('"');
+    if (is_plain(s)) {  // the common case: copy as is
         out.append(s.data(), s.data() + s.size());
         out.push_back('"');
         return;
@@ -86,11 +92,9 @@ char* write_text(char* p, const char (&text)[N]) {
     return p + N - 1;
 }
 
-char* write_int(char* p, std::int64_t value) {
-    const fmt::format_int digits(value);
-    std::memcpy(p, digits.data(), digits.size());
-    return p + digits.size();
-}
+// Decimal digits in place, by fmt's compiled formatting (two digits a step, the length
+// from a leading-zero count), with no buffer in between.
+char* write_int(char* p, std::int64_t value) { return fmt::format_to(p, FMT_COMPILE("{}"), value); }
 
 // Microseconds from integer nanoseconds, exact, without trailing zeros ("12.34", "7").
 char* write_micros(char* p, std::int64_t ns) {
@@ -211,15 +215,20 @@ void write_chrome_trace(const Trace& trace, std::string_view trace_name, Buffer&
         const bool as_operator = e.category == Category::cpu_op || (annotations_only && e.parent < 0);
         const EventInputs* in = trace.inputs_of(e);
         std::size_t at = out.size();
-        out.resize(at + kFixedRoom);
+        out.resize(at + kFixedRoom + e.name.size());
         char* p = out.data() + at;
-        p = as_operator ? write_text(p, R"({"ph":"X","cat":"cpu_op","name":)")
-                        : write_text(p, R"({"ph":"X","cat":"user_annotation","name":)");
-        out.resize(static_cast<std::size_t>(p - out.data()));
-        append_json_string(out, e.name);
-        at = out.size();
-        out.resize(at + kFixedRoom);
-        p = out.data() + at;
+        p = as_operator ? write_text(p, R"({"ph":"X","cat":"cpu_op","name":")")
+                        : write_text(p, R"({"ph":"X","cat":"user_annotation","name":")");
+        if (is_plain(e.name)) {  // the common case: copied in place, no second resize
+            for (const char c : e.name) *p++ = c;
+            *p++ = '"';
+        } else {
+            out.resize(static_cast<std::size_t>(p - out.data()) - 1);  // append_json_string opens the quote itself
+            append_json_string(out, e.name);
+            at = out.size();
+            out.resize(at + kFixedRoom);
+            p = out.data() + at;
+        }
         p = write_text(p, R"(,"pid":)");
         p = write_int(p, pid);
         p = write_text(p, R"(,"tid":)");
