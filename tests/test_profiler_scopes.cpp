@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -91,6 +92,17 @@ TEST(ProfileScopes, AStepInsideALoopBodyScopeKeepsBothDurations) {
     }
     for (const Event* half : named(trace, "second half")) EXPECT_GE(ms(*half), 6.0);
     expect_parents_hold_children(trace);
+    // The table's rows: each scope's total is what its events lasted, none lost to another.
+    std::map<std::string, KeyAverage> rows;
+    for (const KeyAverage& row : trace.key_averages().rows()) rows[row.key] = row;
+    ASSERT_TRUE(rows.contains("iteration") && rows.contains("ProfilerStep*") && rows.contains("second half"));
+    EXPECT_EQ(rows["iteration"].count, 2);
+    EXPECT_GE(rows["iteration"].cpu_time_total_us, 14'000.0);  // 10 ms whole, 4 ms cut by the window
+    EXPECT_EQ(rows["ProfilerStep*"].count, 2);
+    EXPECT_GE(rows["ProfilerStep*"].cpu_time_total_us, 20'000.0);
+    EXPECT_EQ(rows["second half"].count, 2);
+    EXPECT_GE(rows["second half"].cpu_time_total_us, 12'000.0);
+    for (const auto& [name, row] : rows) EXPECT_GE(row.self_cpu_time_total_us, 0.0) << name;
 }
 
 TEST(ProfileScopes, ScopesEndingInTheOrderTheyBeganKeepTheirOwnTimes) {
