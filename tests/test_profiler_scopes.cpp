@@ -198,9 +198,24 @@ TEST(ProfileScopes, AFinishedTraceHoldsAtMost64BytesAnEvent) {
     EXPECT_EQ(named(t, "odd")[0]->name.data(), named(t, "odd")[1]->name.data()) << "a copied name is stored once";
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define VITALS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VITALS_TEST_ASAN 1
+#endif
+#endif
+
 // fork() while another thread records (and may hold its buffer's lock): the child starts
 // with clean recorder state, so its profile stops and a new one records, with no deadlock.
 TEST(ProfileScopes, AForkWhileAnotherThreadRecordsLeavesAWorkingChild) {
+#if defined(VITALS_TEST_ASAN)
+    // GCC 12's AddressSanitizer allocator takes no lock around fork(): a child forked while
+    // the recording thread is inside operator new waits forever on the sanitizer's own
+    // size-class mutex (seen in gdb), before any vitals code runs. glibc's malloc is
+    // fork-safe, so the plain and ThreadSanitizer builds run this test.
+    GTEST_SKIP() << "AddressSanitizer's allocator is not fork-safe with a second thread allocating";
+#endif
     Profile profile;
     profile.start();
     std::atomic<bool> done{false};

@@ -22,7 +22,7 @@
 namespace vitals::profiler::detail {
 
 std::atomic<std::uint32_t> g_record_flags{0};
-thread_local WriteCursor t_cursor;
+constinit thread_local WriteCursor t_cursor;
 
 namespace {
 

@@ -77,12 +77,25 @@ struct WriteCursor {
     std::uint64_t buffer_serial = 0;  // which thread buffer this is: unique in the process, from 1
 };
 // initial-exec: a direct TLS access (the library is linked into programs, not dlopen'ed).
-extern thread_local WriteCursor t_cursor __attribute__((tls_model("initial-exec")));
+// constinit: no dynamic initialisation, so no TLS wrapper call on each access.
+extern constinit thread_local WriteCursor t_cursor __attribute__((tls_model("initial-exec")));
+
+// The calling thread's cursor; every access from a program's own files goes through here.
+// Under -fsanitize=null, GCC 12 tests the cursor's address with the flags left by its
+// `add t_cursor@gottpoff(%rip), %reg`, and the linker's initial-exec to local-exec rewrite
+// turns that add into a `lea`, which sets none: the test read stale flags and reported a
+// null WriteCursor. The empty asm (which clobbers the flags on x86) makes the compiler
+// test the address itself (elsewhere it costs one address computation per access).
+inline WriteCursor& cursor() {
+    WriteCursor* c = &t_cursor;
+    asm("" : "+r"(c));
+    return *c;
+}
 // Registers the thread or moves to a fresh chunk, then appends.
 void push_slow(std::int64_t ticks, std::uint64_t payload);
 
 inline void push(std::int64_t ticks, std::uint64_t payload) {
-    WriteCursor& c = t_cursor;
+    WriteCursor& c = cursor();
     if (c.next != c.end) [[likely]] {
         *c.next++ = Record{ticks, payload};
         c.published->store(static_cast<std::uint32_t>(c.next - c.base), std::memory_order_release);
@@ -93,7 +106,7 @@ inline void push(std::int64_t ticks, std::uint64_t payload) {
 
 // The index of the record pushed last by the calling thread, in its record stream.
 inline std::uint64_t last_record_index() {
-    const WriteCursor& c = t_cursor;
+    const WriteCursor& c = cursor();
     return c.base_index + static_cast<std::uint64_t>(c.next - c.base) - 1;
 }
 
@@ -158,7 +171,7 @@ public:
         if (detail::recording()) [[unlikely]] {
             begin_ = detail::record_begin_copy(name, category, now_ticks());
             if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_push(std::string(name).c_str());
-            serial_ = detail::t_cursor.buffer_serial;
+            serial_ = detail::cursor().buffer_serial;
         }
     }
     // An operator: `describe_inputs()` (which calls detail::record_inputs) runs only when
@@ -180,7 +193,7 @@ public:
             if (correlated_) detail::end_correlation();
             if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_pop();
             const std::int64_t ticks = now_ticks();
-            if (serial_ == detail::t_cursor.buffer_serial) [[likely]] {
+            if (serial_ == detail::cursor().buffer_serial) [[likely]] {
                 detail::record_end(begin_, ticks);
             } else {
                 detail::record_foreign_end(serial_, begin_, ticks);
@@ -193,7 +206,7 @@ public:
 private:
     void activate(const char* name) {
         if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_push(name);
-        serial_ = detail::t_cursor.buffer_serial;
+        serial_ = detail::cursor().buffer_serial;
     }
 
     std::uint64_t begin_ = 0;   // the begin record's index, which the end names
