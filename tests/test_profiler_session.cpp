@@ -597,6 +597,23 @@ TEST(ChromeTrace, OutOfRangeNumbersAreErrorsNotUndefinedBehaviour) {
     EXPECT_THROW((void)vitals::profiler::parse_chrome_trace(fractional, "f.json"), std::runtime_error);
     const std::string fine = R"([{"ph": "X", "name": "op", "tid": 7.0, "ts": 1, "dur": 2}])";
     EXPECT_EQ(vitals::profiler::parse_chrome_trace(fine, "ok.json").threads.at(0).tid, 7);
+    // Each in range alone, their sum (8.9e18 + 8.9e18 ns) was a signed overflow; so was
+    // the span between an event near each end of the range.
+    for (const char* times : {R"("ts": 3.9e15, "dur": 3.9e15)", R"("ts": -3.9e15, "dur": 3.9e15)"}) {
+        const std::string far = std::string(R"([{"ph": "X", "name": "far", "tid": 1, )") + times + "}]";
+        try {
+            (void)vitals::profiler::parse_chrome_trace(far, "far.json");
+            FAIL() << "an end beyond the range was read: " << times;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("event 'far' has ts"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("|ts| + dur below 4e+15 microseconds"), std::string::npos) << e.what();
+        }
+    }
+    const std::string wide = R"([{"ph": "X", "name": "early", "tid": 1, "ts": -3.9e15, "dur": 1},
+                                 {"ph": "X", "name": "late", "tid": 1, "ts": 3.9e15, "dur": 1}])";
+    const vitals::profiler::Trace both = vitals::profiler::parse_chrome_trace(wide, "wide.json");
+    ASSERT_EQ(both.events.size(), 2u);
+    EXPECT_EQ(both.events[1].end_ns - both.events[0].start_ns, std::int64_t{7'800'000'000'000'001'000});
 }
 
 // Every chunk counts against max_events, a thread's first one too: many short-lived

@@ -6,7 +6,7 @@
 //   a word's hits, widened to 16 bits in one store of 32 (two past 32 hits): a few
 //   instructions per word whatever the density.
 // - Otherwise (the compiled baseline, AVX2 by default), a sparse word stages its hits
-//   four at a time from their bit positions (count trailing zeros); a dense
+//   eight at a time from their bit positions (count trailing zeros); a dense
 //   word expands each byte of hit bits through a table of positions, 8 lanes at a time,
 //   advancing by the byte's popcount.
 // - The second pass is a plain widening copy, 16 to 64 bits plus the block's start.
@@ -43,8 +43,7 @@ namespace {
 
 constexpr std::int64_t kWord = 64;  // elements per word of hit bits
 // The most positions a word's staging writes past its last hit (which the next word
-// overwrites): AVX-512 stores 32 at a time, a dense baseline word up to 8 past its last
-// hit, a sparse one up to 4.
+// overwrites): AVX-512 stores 32 at a time, a baseline word up to 8 past its last hit.
 constexpr std::int64_t kStagingSlack = 32;
 
 // Hit bits of len <= kWord elements, one at a time: the last, partial word, and every
@@ -144,16 +143,20 @@ inline unsigned lowest_set_bit(std::uint64_t bits) {
 #endif
 }
 
-// Stages a word's hits four per round: the lowest set bit's position, then clear it. A
-// round past the last hit writes a position that later words overwrite.
+// Stages a word's hits from their bit positions, eight per round with no branch on the
+// count until it passes eight (simdjson's flatten_bits): a data-dependent trip count
+// mispredicts on most words. A round past the last hit writes positions that later
+// words overwrite. (1M bool at 10%, AVX2 on a Xeon: the first pass took 114 us in
+// rounds of four, 75 us in rounds of eight; four uops a hit bind it there.)
 void stage_sparse(std::uint64_t bits, int hits, unsigned offset, std::uint16_t* out) {
     int k = 0;
     do {
-        for (int j = 0; j < 4; ++j) {
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j) {
             out[k + j] = static_cast<std::uint16_t>(offset + lowest_set_bit(bits));
             bits &= bits - 1;
         }
-        k += 4;
+        k += 8;
     } while (k < hits);
 }
 

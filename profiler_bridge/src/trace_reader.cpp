@@ -15,6 +15,12 @@
 #include "vitals/profiler/trace.hpp"
 
 namespace vitals::profiler {
+namespace {
+
+// 4e15 us is about 127 years: twice that in nanoseconds (8e18) still fits in int64.
+constexpr double kMaxTraceMicroseconds = 4e15;
+
+}  // namespace
 
 Trace read_chrome_trace(const std::filesystem::path& path) {
     std::error_code ec;
@@ -97,10 +103,13 @@ Trace parse_chrome_trace(std::string_view text, const std::string& name) {
             event.category = category == "cpu_op" ? Category::cpu_op : Category::user_annotation;
             event.thread = it->second;
             const double ts = e.at("ts").get<double>(), dur = e.at("dur").get<double>();
-            // Beyond about 290 years in nanoseconds a time is no time at all.
-            if (!(std::fabs(ts) < 9e15) || !(dur >= 0 && dur < 9e15)) {
-                throw std::runtime_error(fmt::format("trace '{}': event '{}' has ts {} and dur {}", path.string(),
-                                                     event.name, ts, dur));
+            // Within about 140 years of the epoch, start and end alike (kMaxTraceMicroseconds):
+            // every time, and the difference of any two, then fits in int64 nanoseconds.
+            if (!(std::fabs(ts) < kMaxTraceMicroseconds) || !(dur >= 0 && std::fabs(ts) + dur < kMaxTraceMicroseconds)) {
+                throw std::runtime_error(fmt::format(
+                    "trace '{}': event '{}' has ts {} and dur {}; expected a dur of 0 or more and |ts| + dur below {:g} "
+                    "microseconds",
+                    path.string(), event.name, ts, dur, kMaxTraceMicroseconds));
             }
             event.start_ns = std::llround(ts * 1000.0);
             event.end_ns = event.start_ns + std::llround(dur * 1000.0);

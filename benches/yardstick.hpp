@@ -1,0 +1,46 @@
+// The bandwidth yardstick the kernel bench divides by, and the rule that keeps a bad one
+// from producing a ratio. A yardstick is the faster of two copies of the same bytes
+// (memcpy and a plain vector loop); one that disagrees by more than 2x with the copies of
+// every neighbouring size is doubted, and its ratios are not printed: a 256 KiB memcpy
+// once ran at a tenth of its neighbours' speed (4 KiB aliasing), which made a ratio
+// shown to users ten times too high.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace vitals::benches {
+
+inline constexpr double kYardstickTolerance = 2.0;
+
+// The best bytes per second at each size, of every copy measured at that size.
+using Yardsticks = std::map<std::int64_t, double>;
+
+// Why the yardstick at `bytes` is not to be divided by; nothing when it is sound. A size
+// with no neighbour is not doubted (there is nothing to compare it with).
+inline std::optional<std::string> yardstick_doubt(const Yardsticks& yardsticks, std::int64_t bytes) {
+    const auto at = yardsticks.find(bytes);
+    if (at == yardsticks.end()) return fmt::format("no copy of {} bytes was measured", bytes);
+    if (!(at->second > 0)) return fmt::format("the copy of {} bytes measured no bandwidth", bytes);
+    std::string neighbours;
+    int agreeing = 0, compared = 0;
+    auto compare = [&](Yardsticks::const_iterator other) {
+        ++compared;
+        const double ratio = at->second / other->second;
+        if (ratio <= kYardstickTolerance && ratio >= 1 / kYardstickTolerance) ++agreeing;
+        neighbours += fmt::format("{}{:.1f} GB/s at {} bytes", neighbours.empty() ? "" : ", ", other->second / 1e9, other->first);
+    };
+    if (at != yardsticks.begin()) compare(std::prev(at));
+    if (std::next(at) != yardsticks.end()) compare(std::next(at));
+    if (compared == 0 || agreeing > 0) return std::nullopt;
+    return fmt::format("the copy of {} bytes ran at {:.1f} GB/s, more than {:.0f}x off its neighbours ({}); rerun on a quieter machine",
+                       bytes, at->second / 1e9, kYardstickTolerance, neighbours);
+}
+
+}  // namespace vitals::benches

@@ -1,0 +1,38 @@
+// The kernel bench's yardstick rule (benches/yardstick.hpp) on synthetic bandwidths.
+#include <gtest/gtest.h>
+
+#include "yardstick.hpp"
+
+using vitals::benches::Yardsticks;
+using vitals::benches::yardstick_doubt;
+
+TEST(Yardstick, AgreeingNeighboursAreSound) {
+    const Yardsticks y{{262144, 60e9}, {1835008, 55e9}, {5242880, 31e9}};
+    for (const auto& [bytes, _] : y) EXPECT_FALSE(yardstick_doubt(y, bytes)) << bytes;
+}
+
+// The figure that made a ratio ten times too high: 5.6 GB/s beside 50-65 GB/s.
+TEST(Yardstick, ATenfoldOutlierIsDoubtedWithItsNeighboursNamed) {
+    const Yardsticks y{{262144, 5.6e9}, {1835008, 55e9}, {5242880, 65e9}};
+    const auto doubt = yardstick_doubt(y, 262144);
+    ASSERT_TRUE(doubt);
+    EXPECT_EQ(*doubt,
+              "the copy of 262144 bytes ran at 5.6 GB/s, more than 2x off its neighbours (55.0 GB/s at 1835008 bytes); "
+              "rerun on a quieter machine");
+    EXPECT_FALSE(yardstick_doubt(y, 1835008)) << "one outlier neighbour does not doubt a size whose other neighbour agrees";
+}
+
+TEST(Yardstick, AnInnerSizeIsDoubtedOnlyWhenBothNeighboursDisagree) {
+    EXPECT_TRUE(yardstick_doubt({{1, 50e9}, {2, 10e9}, {3, 50e9}}, 2));
+    EXPECT_FALSE(yardstick_doubt({{1, 50e9}, {2, 20e9}, {3, 11e9}}, 2)) << "a step down a cache level: 2.5x one side, 1.8x the other";
+    // Exactly 2x is within the tolerance, a hair past it is not.
+    EXPECT_FALSE(yardstick_doubt({{1, 20e9}, {2, 10e9}}, 2));
+    EXPECT_TRUE(yardstick_doubt({{1, 20.1e9}, {2, 10e9}}, 2));
+    EXPECT_TRUE(yardstick_doubt({{1, 10e9}, {2, 20.1e9}}, 1)) << "too slow and too fast alike";
+}
+
+TEST(Yardstick, MissingOrEmptyCopiesAreDoubtedAndALoneSizeIsNot) {
+    EXPECT_EQ(*yardstick_doubt({{1, 10e9}}, 2), "no copy of 2 bytes was measured");
+    EXPECT_EQ(*yardstick_doubt({{1, 10e9}, {2, 0}}, 2), "the copy of 2 bytes measured no bandwidth");
+    EXPECT_FALSE(yardstick_doubt({{1, 10e9}}, 1));
+}
