@@ -22,12 +22,22 @@ constexpr DType kFloatTypes[] = {DType::f32, DType::f64};
 
 std::string column(Device device, std::string_view variant) { return fmt::format("{} {}", k::device_name(device), variant); }
 
-void require_device(Device device) {
-    if (device == Device::cuda) {
-        const std::string reason = vitals::cuda_unavailable_reason();
-        if (!reason.empty()) throw vitals::SkipCase(reason);
-    }
+// Why a case on `device` cannot run here; "" when it can.
+std::string device_skip_reason(Device device) {
+    return device == Device::cuda ? vitals::cuda_unavailable_reason() : std::string();
 }
+
+void require_device(Device device) {
+    if (const std::string reason = device_skip_reason(device); !reason.empty()) throw vitals::SkipCase(reason);
+}
+
+// A case on `device`, which `vitals list` marks as skipped where the device is unusable.
+vitals::Case device_case(Device device, std::string name, std::function<vitals::Timer()> make) {
+    return {.name = std::move(name), .make_timer = std::move(make), .skip_reason = [device] { return device_skip_reason(device); }};
+}
+
+// The same for a family with a "device" axis.
+std::string family_skip_reason(const vitals::AxisValues& at);
 
 // A Timer over `body`, which owns its inputs, stating the work of one call; device work
 // is timed on the ops' stream.
@@ -104,6 +114,13 @@ Device device_named(const std::string& name) {
     }
     throw std::invalid_argument(fmt::format("device '{}' is none of cpu, cuda", name));
 }
+std::string family_skip_reason(const vitals::AxisValues& at) {
+    try {
+        return device_skip_reason(device_named(at["device"]));
+    } catch (const std::invalid_argument&) {
+        return "";  // an unknown device is the factory's error to report, when the case runs
+    }
+}
 DType float_type_named(const std::string& name) {
     for (const DType t : kFloatTypes) {
         if (k::dtype_short_name(t) == name) return t;
@@ -136,6 +153,7 @@ VITALS_CASE_FAMILY(matmul_family) {
                     product_work(static_cast<double>(n), static_cast<double>(n), static_cast<double>(n), dtype, false));
             },
         .name_of = [](const vitals::AxisValues& at) { return fmt::format("matmul/{0}x{0}/{1}-{2}", at["n"], at["device"], at["dtype"]); },
+        .skip_reason = family_skip_reason,
     };
 }
 
@@ -145,7 +163,7 @@ VITALS_CASES(layer_cases) {
         for (DType dtype : kFloatTypes) {
             const std::string where = fmt::format("{}-{}", k::device_name(device), k::dtype_short_name(dtype));
             const std::string col = column(device, k::dtype_short_name(dtype));
-            cases.push_back({"linear/32x512/" + where, [=] {
+            cases.push_back(device_case(device, "linear/32x512/" + where, [=] {
                                  require_device(device);
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 1));
                                  auto w = std::make_shared<Tensor>(Tensor::randn({1024, 512}, dtype, device, 2));
@@ -154,14 +172,14 @@ VITALS_CASES(layer_cases) {
                                      device, [x, w, b] { vitals::do_not_optimize(k::linear(*x, *w, *b)); },
                                      "linear(x, w, b)", "Linear(512, 1024)", "32x512", col,
                                      product_work(32, 512, 1024, dtype, true));
-                             }});
-            cases.push_back({"relu/32x1024/" + where, [=] {
+                             }));
+            cases.push_back(device_case(device, "relu/32x1024/" + where, [=] {
                                  require_device(device);
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 1024}, dtype, device, 1));
                                  return make_timer(
                                      device, [x] { vitals::do_not_optimize(k::relu(*x)); }, "relu(x)", "relu",
                                      "32x1024", col, elementwise_work(32 * 1024, dtype, dtype));
-                             }});
+                             }));
         }
     }
     return cases;
@@ -178,8 +196,8 @@ VITALS_CASES(mask_cases) {
                 // float and double data: the tutorial's "mask held in double".
                 for (DType mask_dtype : {DType::boolean, DType::f32, DType::f64}) {
                     const DType data_dtype = mask_dtype == DType::f64 ? DType::f64 : DType::f32;
-                    cases.push_back(
-                        {fmt::format("mask/{}/{}-{}", shape, k::device_name(device), k::dtype_short_name(mask_dtype)), [=] {
+                    cases.push_back(device_case(
+                        device, fmt::format("mask/{}/{}-{}", shape, k::device_name(device), k::dtype_short_name(mask_dtype)), [=] {
                              require_device(device);
                              auto x = std::make_shared<Tensor>(Tensor::randn({n}, data_dtype, device, 0));
                              const double threshold = k::density_threshold(percent / 100.0);
@@ -187,7 +205,7 @@ VITALS_CASES(mask_cases) {
                                  device, [x, threshold, mask_dtype] { vitals::do_not_optimize(k::gt(*x, threshold, mask_dtype)); },
                                  "gt(x, t)", "mask: x > t", sub_label, column(device, k::dtype_short_name(mask_dtype)),
                                  elementwise_work(static_cast<double>(n), data_dtype, mask_dtype));
-                         }});
+                         }));
                 }
             }
         }
@@ -214,6 +232,7 @@ VITALS_CASE_FAMILY(nonzero_family) {
                     nonzero_work(static_cast<double>(n), static_cast<double>(percent) / 100.0));
             },
         .name_of = [](const vitals::AxisValues& at) { return fmt::format("nonzero/{}-{}pct/{}-bool", at["n"], at["density"], at["device"]); },
+        .skip_reason = family_skip_reason,
     };
 }
 
@@ -223,15 +242,15 @@ VITALS_CASES(model_cases) {
         for (DType dtype : kFloatTypes) {
             const std::string where = fmt::format("{}-{}", k::device_name(device), k::dtype_short_name(dtype));
             const std::string col = column(device, k::dtype_short_name(dtype));
-            cases.push_back({"mlp_forward/32x512/" + where, [=] {
+            cases.push_back(device_case(device, "mlp_forward/32x512/" + where, [=] {
                                  require_device(device);
                                  auto model = std::make_shared<k::Mlp>(k::MlpConfig{.dtype = dtype, .device = device});
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 7));
                                  return make_timer(
                                      device, [model, x] { vitals::do_not_optimize(model->forward(*x)); }, "model(x)",
                                      "MLP 512-1024-512", "forward 32x512", col, mlp_work(dtype, false));
-                             }});
-            cases.push_back({"mlp_train_step/32x512/" + where, [=] {
+                             }));
+            cases.push_back(device_case(device, "mlp_train_step/32x512/" + where, [=] {
                                  require_device(device);
                                  auto model = std::make_shared<k::Mlp>(k::MlpConfig{.dtype = dtype, .device = device});
                                  auto optimizer = std::make_shared<k::Sgd>(*model, 0.01);
@@ -244,7 +263,7 @@ VITALS_CASES(model_cases) {
                                      },
                                      "train_step(model, sgd, x, target)", "MLP 512-1024-512", "train step 32x512", col,
                                      mlp_work(dtype, true));
-                             }});
+                             }));
         }
     }
     return cases;
@@ -255,7 +274,7 @@ VITALS_CASES(mask_indices_cases) {
     for (Device device : kDevices) {
         for (const char* variant : {"before", "after"}) {
             const bool before = std::string_view(variant) == "before";
-            cases.push_back({fmt::format("mask_indices/1M/{}-{}", k::device_name(device), variant), [=] {
+            cases.push_back(device_case(device, fmt::format("mask_indices/1M/{}-{}", k::device_name(device), variant), [=] {
                                  require_device(device);
                                  auto workload = std::make_shared<k::MaskIndices>(std::int64_t{1} << 20, device, 0.5);
                                  auto body = [workload, before] {
@@ -265,7 +284,7 @@ VITALS_CASES(mask_indices_cases) {
                                                    before ? "nonzero(copy_to(gt(x64, t, f64), cpu))" : "nonzero(gt(x32, t))",
                                                    "MASK INDICES", "1M at 50%", column(device, variant),
                                                    mask_indices_work(std::int64_t{1} << 20, 0.5, before));
-                             }});
+                             }));
         }
     }
     return cases;

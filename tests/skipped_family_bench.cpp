@@ -1,5 +1,6 @@
 // A case family that cannot run here at all: its factory throws SkipCase while listing
-// its cases. The program must still start, list the other cases and say why.
+// its cases. The program must still start, list the other cases and say why. And a case
+// that knows it cannot run here, which `list` marks.
 #include <vitals/vitals.hpp>
 
 VITALS_CASES(gpu_only_family) {
@@ -8,5 +9,12 @@ VITALS_CASES(gpu_only_family) {
 }
 
 VITALS_CASE("plain/1") { return vitals::Timer({.stmt = [] {}, .label = "plain"}); }
+
+// A case that says, without being made, that it cannot run here: `list` marks it.
+VITALS_CASES(unusable_cases) {
+    return {{.name = "needs_widget/1",
+             .make_timer = []() -> vitals::Timer { throw vitals::SkipCase("no widget here"); },
+             .skip_reason = [] { return std::string("no widget here"); }}};
+}
 
 VITALS_MAIN()

@@ -76,7 +76,15 @@ TEST_F(Cli, ListPrintsOneNameALine) {
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("matmul/128x128/cpu-f32\n"), std::string::npos);
     EXPECT_NE(r.out.find("mask_indices/1M/cpu-after\n"), std::string::npos);
-    EXPECT_NE(r.out.find("mlp_train_step/32x512/cuda-f32\n"), std::string::npos);  // listed even without a GPU
+    // Listed even without a GPU, and then marked with why it cannot run.
+    const std::string reason = vitals::cuda_unavailable_reason();
+    const std::string cuda_line = "mlp_train_step/32x512/cuda-f32" + (reason.empty() ? "" : "  skipped: " + reason) + "\n";
+    EXPECT_NE(r.out.find(cuda_line), std::string::npos) << r.out;
+    EXPECT_NE(run_vitals("list --names").out.find("mlp_train_step/32x512/cuda-f32\n"), std::string::npos);
+    EXPECT_NE(run_vitals("list --filter '^matmul/128x128/cuda-f32$'").out.find("matmul/128x128/cuda-f32" +
+                                                                                 std::string(reason.empty() ? "" : "  skipped: ")),
+              std::string::npos)
+        << "a family's case is marked too";
     const CommandResult filtered = run_vitals("list --filter '^matmul/.*cpu-f64$'");
     EXPECT_EQ(filtered.out, "matmul/128x128/cpu-f64\nmatmul/512x512/cpu-f64\nmatmul/1024x1024/cpu-f64\n");
 }

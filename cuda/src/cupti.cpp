@@ -1,17 +1,83 @@
 // CUPTI activity records -> DeviceEvents. Host code against the CUPTI C API.
+#include <cuda.h>
 #include <cupti.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <string>
+#include <type_traits>
 #include <mutex>
 #include <unordered_map>
 
 #include "cupti_records.hpp"
+#include "device_reasons.hpp"
 #include "parts.hpp"
 #include "vitals/profiler/clock.hpp"
+#include "vitals/shared_library.hpp"
+
+#ifndef VITALS_CUPTI_BUILD_DIR
+#define VITALS_CUPTI_BUILD_DIR "."
+#endif
 
 namespace vitals::cuda_parts {
 namespace {
+
+// The CUPTI functions used here, taken from libcupti when a profile first asks for CUDA
+// activity: a program that never does never maps CUPTI.
+struct CuptiApi {
+    decltype(&cuptiGetResultString) result_string;
+    decltype(&cuptiActivityGetNextRecord) next_record;
+    decltype(&cuptiGetCallbackName) callback_name;
+    decltype(&cuptiSetThreadIdType) set_thread_id_type;
+    decltype(&cuptiActivityRegisterCallbacks) register_callbacks;
+    decltype(&cuptiActivityEnable) enable;
+    decltype(&cuptiActivityDisable) disable;
+    decltype(&cuptiGetTimestamp) timestamp;
+    decltype(&cuptiActivityFlushAll) flush_all;
+    decltype(&cuptiActivityPushExternalCorrelationId) push_external_id;
+    decltype(&cuptiActivityPopExternalCorrelationId) pop_external_id;
+};
+
+// CUDA 13's CUPTI is libcupti.so.13 (CUDA_VERSION 13000). Opened on the first call;
+// nullptr, with `why` set, when it cannot be opened or lacks a function.
+const CuptiApi* cupti(std::string* why = nullptr) {
+    static std::string failure;
+    static const CuptiApi* api = []() -> const CuptiApi* {
+        static const std::string soname = "libcupti.so." + std::to_string(CUDA_VERSION / 1000);
+        static const std::string in_build_dir = std::string(VITALS_CUPTI_BUILD_DIR) + "/" + soname;
+        static const SharedLibrary library({soname.c_str(), in_build_dir.c_str(), "libcupti.so"});
+        if (!library.loaded()) {
+            failure = "CUPTI is not installed where the loader looks (" + library.why_not() +
+                      "): install the CUDA toolkit's CUPTI, or add its folder to LD_LIBRARY_PATH";
+            return nullptr;
+        }
+        try {
+            static CuptiApi loaded{
+                .result_string = library.function<std::remove_pointer_t<decltype(CuptiApi::result_string)>>("cuptiGetResultString"),
+                .next_record = library.function<std::remove_pointer_t<decltype(CuptiApi::next_record)>>("cuptiActivityGetNextRecord"),
+                .callback_name = library.function<std::remove_pointer_t<decltype(CuptiApi::callback_name)>>("cuptiGetCallbackName"),
+                .set_thread_id_type =
+                    library.function<std::remove_pointer_t<decltype(CuptiApi::set_thread_id_type)>>("cuptiSetThreadIdType"),
+                .register_callbacks = library.function<std::remove_pointer_t<decltype(CuptiApi::register_callbacks)>>(
+                    "cuptiActivityRegisterCallbacks"),
+                .enable = library.function<std::remove_pointer_t<decltype(CuptiApi::enable)>>("cuptiActivityEnable"),
+                .disable = library.function<std::remove_pointer_t<decltype(CuptiApi::disable)>>("cuptiActivityDisable"),
+                .timestamp = library.function<std::remove_pointer_t<decltype(CuptiApi::timestamp)>>("cuptiGetTimestamp"),
+                .flush_all = library.function<std::remove_pointer_t<decltype(CuptiApi::flush_all)>>("cuptiActivityFlushAll"),
+                .push_external_id = library.function<std::remove_pointer_t<decltype(CuptiApi::push_external_id)>>(
+                    "cuptiActivityPushExternalCorrelationId"),
+                .pop_external_id = library.function<std::remove_pointer_t<decltype(CuptiApi::pop_external_id)>>(
+                    "cuptiActivityPopExternalCorrelationId"),
+            };
+            return &loaded;
+        } catch (const std::exception& e) {
+            failure = e.what();
+            return nullptr;
+        }
+    }();
+    if (api == nullptr && why != nullptr) *why = failure;
+    return api;
+}
 
 using profiler::DeviceEvent;
 using profiler::detail::steady_ns;
@@ -33,7 +99,7 @@ Collected& collected() {
 
 std::string cupti_error(CUptiResult status) {
     const char* text = nullptr;
-    cuptiGetResultString(status, &text);
+    cupti()->result_string(status, &text);
     return text != nullptr ? text : fmt::format("CUPTI error {}", static_cast<int>(status));
 }
 
@@ -47,7 +113,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     Collected& c = collected();
     std::lock_guard lock(c.mutex);
     CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+    while (cupti()->next_record(buffer, valid_size, &record) == CUPTI_SUCCESS) {
         DeviceEvent e;
         if (to_device_event(*record, c.cupti_to_steady_ns, c.external_ids, e)) c.events.push_back(std::move(e));
     }
@@ -105,7 +171,7 @@ bool to_device_event(const CUpti_Activity& record, std::int64_t to_steady, Exter
         case CUPTI_ACTIVITY_KIND_RUNTIME: {
             const auto& a = reinterpret_cast<const CUpti_ActivityAPI&>(record);
             const char* name = nullptr;
-            if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, a.cbid, &name) != CUPTI_SUCCESS) name = nullptr;
+            if (cupti()->callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, a.cbid, &name) != CUPTI_SUCCESS) name = nullptr;
             e = DeviceEvent{};
             e.kind = DeviceEvent::Kind::runtime;
             e.name = name != nullptr ? name : "cuda runtime";
@@ -126,6 +192,9 @@ bool to_device_event(const CUpti_Activity& record, std::int64_t to_steady, Exter
 }
 
 std::string cupti_start() {
+    std::string why;
+    const CuptiApi* api = cupti(&why);
+    if (api == nullptr) return why;
     Collected& c = collected();
     {
         std::lock_guard lock(c.mutex);
@@ -134,34 +203,33 @@ std::string cupti_start() {
     }
     // Runtime records carry the system's thread id (gettid), as Kineto asks, so that
     // launches land on the thread of the CPU events that made them.
-    CUptiResult status = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-    if (status != CUPTI_SUCCESS) return "CUPTI cannot record system thread ids: " + cupti_error(status);
-    status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-    if (status != CUPTI_SUCCESS) return "CUPTI cannot record activity: " + cupti_error(status);
+    CUptiResult status = api->set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (status != CUPTI_SUCCESS) return describe_cupti_failure(status, "record system thread ids", cupti_error(status));
+    status = api->register_callbacks(buffer_requested, buffer_completed);
+    if (status != CUPTI_SUCCESS) return describe_cupti_failure(status, "record activity", cupti_error(status));
     for (CUpti_ActivityKind kind : kKinds) {
-        status = cuptiActivityEnable(kind);
+        status = api->enable(kind);
         if (status != CUPTI_SUCCESS) {
-            for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
-            if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-                return "another tool (Nsight, another profiler) holds CUPTI";
-            }
-            return "CUPTI cannot record activity: " + cupti_error(status);
+            for (CUpti_ActivityKind k : kKinds) api->disable(k);
+            return describe_cupti_failure(status, "record activity", cupti_error(status));
         }
     }
     // The same instant on CUPTI's clock and the steady clock.
     std::uint64_t cupti_now = 0;
     const std::int64_t before = steady_ns();
-    cuptiGetTimestamp(&cupti_now);
+    api->timestamp(&cupti_now);
     const std::int64_t after = steady_ns();
     c.cupti_to_steady_ns = before + (after - before) / 2 - static_cast<std::int64_t>(cupti_now);
     return "";
 }
 
 std::vector<DeviceEvent> cupti_stop() {
+    const CuptiApi* api = cupti();
+    if (api == nullptr) return {};  // never started
     // Work still running would be lost, or flushed with zero timestamps.
     device_synchronize();
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+    api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (CUpti_ActivityKind kind : kKinds) api->disable(kind);
     Collected& c = collected();
     std::lock_guard lock(c.mutex);
     std::vector<DeviceEvent> out = std::move(c.events);
@@ -173,11 +241,13 @@ std::vector<DeviceEvent> cupti_stop() {
     return out;
 }
 
-void cupti_push_external_id(std::uint64_t id) { cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id); }
+void cupti_push_external_id(std::uint64_t id) {
+    if (const CuptiApi* api = cupti()) api->push_external_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+}
 
 void cupti_pop_external_id() {
     std::uint64_t last = 0;
-    cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+    if (const CuptiApi* api = cupti()) api->pop_external_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
 }  // namespace vitals::cuda_parts

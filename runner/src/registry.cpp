@@ -104,7 +104,9 @@ void Registry::expand(std::size_t index, const std::vector<Axis>& axes) {
             for (const auto& [axis, value] : point.all()) name += "/" + axis + "=" + value;
         }
         auto make = family.make_timer;
-        add(Case{std::move(name), [make, point] { return make(point); }, family.name, point});
+        std::function<std::string()> skip_reason;
+        if (auto reason = family.skip_reason) skip_reason = [reason, point] { return reason(point); };
+        add(Case{std::move(name), [make, point] { return make(point); }, family.name, point, std::move(skip_reason)});
         std::size_t a = axes.size();
         while (a > 0 && ++at[a - 1] == axes[a - 1].values.size()) at[--a] = 0;
         if (a == 0) break;

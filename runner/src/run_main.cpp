@@ -15,7 +15,7 @@ namespace cli {
 
 const std::vector<CommandEntry>& command_table() {
     static const std::vector<CommandEntry> table = {
-        {"list", "List the case names, one a line", &make_list_command},
+        {"list", "List the case names, one a line, marking those that cannot run here", &make_list_command},
         {"timeit", "Time one case and print its Measurement", &make_timeit_command},
         {"run", "Time every matching case and print Compare tables", &make_run_command},
         {"compare", "Compare two results files case by case with a significance test, or two traces operator by operator",

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cuda/check.hpp"
+#include "cuda/cublas_api.hpp"
 #include "cuda_backend.hpp"
 
 namespace vitals::kernels::cuda_backend {
@@ -14,9 +15,9 @@ namespace {
 // Move-only owner of a cuBLAS handle.
 class BlasHandle {
 public:
-    BlasHandle() { VITALS_CUBLAS_CHECK(cublasCreate(&handle_)); }
+    BlasHandle() { VITALS_CUBLAS_CHECK(detail::cublas().create(&handle_)); }
     ~BlasHandle() {
-        if (handle_ != nullptr) VITALS_IGNORE_STATUS(cublasDestroy(handle_));
+        if (handle_ != nullptr) VITALS_IGNORE_STATUS(detail::cublas().destroy(handle_));
     }
     BlasHandle(BlasHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
     BlasHandle& operator=(BlasHandle&&) = delete;
@@ -33,7 +34,7 @@ private:
 // created on its first gemm.
 cublasHandle_t handle_for(Stream stream) {
     thread_local BlasHandle handle;
-    VITALS_CUBLAS_CHECK(cublasSetStream(handle.get(), stream));
+    VITALS_CUBLAS_CHECK(detail::cublas().set_stream(handle.get(), stream));
     return handle.get();
 }
 
@@ -41,14 +42,14 @@ cublasStatus_t column_major_gemm(cublasHandle_t handle, cublasOperation_t op_x, 
                                  std::int64_t rows, std::int64_t cols, std::int64_t inner, const float* alpha,
                                  const float* x, std::int64_t ldx, const float* y, std::int64_t ldy,
                                  const float* beta, float* out, std::int64_t ldo) {
-    return cublasSgemm_64(handle, op_x, op_y, rows, cols, inner, alpha, x, ldx, y, ldy, beta, out, ldo);
+    return detail::cublas().sgemm(handle, op_x, op_y, rows, cols, inner, alpha, x, ldx, y, ldy, beta, out, ldo);
 }
 
 cublasStatus_t column_major_gemm(cublasHandle_t handle, cublasOperation_t op_x, cublasOperation_t op_y,
                                  std::int64_t rows, std::int64_t cols, std::int64_t inner, const double* alpha,
                                  const double* x, std::int64_t ldx, const double* y, std::int64_t ldy,
                                  const double* beta, double* out, std::int64_t ldo) {
-    return cublasDgemm_64(handle, op_x, op_y, rows, cols, inner, alpha, x, ldx, y, ldy, beta, out, ldo);
+    return detail::cublas().dgemm(handle, op_x, op_y, rows, cols, inner, alpha, x, ldx, y, ldy, beta, out, ldo);
 }
 
 template <class T>

@@ -5,6 +5,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "cuda/cublas_api.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -29,7 +31,7 @@ inline void check_cuda(cudaError_t status, const char* call, const char* file, i
 
 inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
     if (status != CUBLAS_STATUS_SUCCESS) {
-        throw_call_failure(call, file, line, cublasGetStatusString(status), cublasGetStatusName(status));
+        throw_call_failure(call, file, line, cublas().status_string(status), cublas().status_name(status));
     }
 }
 

@@ -64,6 +64,9 @@ struct Case {
     std::function<Timer()> make_timer;  // may throw SkipCase
     std::string family;                 // the family it was made from, if any
     AxisValues axes;                    // its values on the family's axes
+    // Why the case cannot run here ("" when it can), asked without making its Timer, so
+    // that `vitals list` marks it: a CUDA case on a machine without a usable GPU, say.
+    std::function<std::string()> skip_reason{};
 };
 
 struct CaseFamily {
@@ -72,6 +75,8 @@ struct CaseFamily {
     std::function<Timer(const AxisValues&)> make_timer;        // may throw SkipCase
     // The case's name; default "<family>/<axis>=<value>/...".
     std::function<std::string(const AxisValues&)> name_of{};
+    // Why a case cannot run here ("" when it can), as Case::skip_reason.
+    std::function<std::string(const AxisValues&)> skip_reason{};
 };
 
 // Thrown by a case's factory when the case cannot run here (no GPU, say): the runner
