@@ -19,6 +19,7 @@
 #include <vitals/kernels/kernels.hpp>
 #include <vitals/vitals.hpp>
 
+#include "nonzero_scan.hpp"
 #include "yardstick.hpp"
 
 namespace {
@@ -156,6 +157,29 @@ void BM_Nonzero(benchmark::State& state) { time_nonzero(state, {state.range(1)})
 constexpr std::int64_t kSide = 1024;
 void BM_Nonzero2D(benchmark::State& state) { time_nonzero(state, {kSide, kSide}); }
 
+// The same 1-D nonzero through the scan's baseline path (AVX2 in the default build), as
+// ops.cpp writes it: what a CPU without AVX-512 VBMI2 runs. Skipped where the best path
+// is the baseline already (the row above measures it).
+void BM_NonzeroBaseline(benchmark::State& state) {
+    namespace scan = vitals::kernels::nonzero_scan;
+    if (!scan::avx512_vbmi2_supported()) {
+        state.SkipWithError("skipped: this CPU runs the baseline path in BM_Nonzero");
+        return;
+    }
+    const std::int64_t n = state.range(1);
+    const Tensor x = Tensor::randn({n}, DType::f32, Device::cpu, 1);
+    const Tensor mask = k::gt(x, k::density_threshold(static_cast<double>(state.range(0)) / 100.0));
+    std::size_t written = 0;
+    for (auto _ : state) {
+        const scan::StagedHits hits(mask.data<bool>(), n, scan::ScanPath::baseline);
+        Tensor indices = Tensor::empty({hits.count(), 1}, DType::i64, Device::cpu);
+        hits.write_indices(indices.data<std::int64_t>());
+        written = indices.nbytes();
+        benchmark::DoNotOptimize(indices.raw_data());
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + written));
+}
+
 // masked_select of 1M floats by a bool mask with range(0) percent hits.
 void BM_MaskedSelect(benchmark::State& state) {
     const Tensor x = Tensor::randn({kSizes[0]}, DType::f32, Device::cpu, 1);
@@ -189,6 +213,7 @@ BENCHMARK(BM_Relu);
 BENCHMARK(BM_Mask)->ArgsProduct({{static_cast<int>(DType::boolean), static_cast<int>(DType::f32), static_cast<int>(DType::f64)},
                                  {kSizes[0], kSizes[1]}});
 BENCHMARK(BM_Nonzero)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0], kSizes[1]}});
+BENCHMARK(BM_NonzeroBaseline)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0]}});
 BENCHMARK(BM_Nonzero2D)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
 BENCHMARK(BM_MaskedSelect)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
 // The byte counts the ops above move, each measured by both yardsticks.
@@ -280,6 +305,8 @@ public:
             ratio(fmt::format("BM_TensorMatmul<float>/{}", n), fmt::format("BM_EigenMatmul<float>/{}", n), times_);
         }
         fmt::print("\nbytes per second of each op / the faster of memcpy and a vector copy of the same bytes (target >= 0.50):\n");
+        fmt::print("  (the nonzero scan's best path on this CPU: {}; BM_NonzeroBaseline forces the baseline)\n",
+                   vitals::kernels::nonzero_scan::avx512_vbmi2_supported() ? "AVX-512 VBMI2" : "the baseline, AVX2");
         const vitals::benches::Yardsticks yardsticks = measured_yardsticks();
         bandwidth_ratio("BM_Relu", kReluBytes, yardsticks);
         for (const std::int64_t n : kSizes) {
@@ -289,6 +316,10 @@ public:
             for (const std::int64_t percent : kNonzeroPercents) {
                 bandwidth_ratio(fmt::format("BM_Nonzero/{}/{}", percent, n), nonzero_bytes(percent, n), yardsticks);
             }
+        }
+        for (const std::int64_t percent : kNonzeroPercents) {
+            bandwidth_ratio(fmt::format("BM_NonzeroBaseline/{}/{}", percent, kSizes[0]), nonzero_bytes(percent, kSizes[0]),
+                            yardsticks);
         }
         for (const std::int64_t percent : kNonzeroPercents) {
             bandwidth_ratio(fmt::format("BM_Nonzero2D/{}", percent), nonzero_2d_bytes(percent), yardsticks);

@@ -146,8 +146,8 @@ inline unsigned lowest_set_bit(std::uint64_t bits) {
 // Stages a word's hits from their bit positions, eight per round with no branch on the
 // count until it passes eight (simdjson's flatten_bits): a data-dependent trip count
 // mispredicts on most words. A round past the last hit writes positions that later
-// words overwrite. (1M bool at 10%, AVX2 on a Xeon: the first pass took 114 us in
-// rounds of four, 75 us in rounds of eight; four uops a hit bind it there.)
+// words overwrite. (1M bool at 10%, the baseline forced on a Xeon: the first pass took
+// 120 us in rounds of four, 80 us in rounds of eight; about four uops a hit bind it.)
 void stage_sparse(std::uint64_t bits, int hits, unsigned offset, std::uint16_t* out) {
     int k = 0;
     do {
