@@ -8,6 +8,11 @@ VITALS_CASES(gpu_only_family) {
     return {};
 }
 
+// The same for a family over axes.
+VITALS_CASE_FAMILY(gpu_only_axes) {
+    throw vitals::SkipCase("no accelerator for the axes family either");
+}
+
 VITALS_CASE("plain/1") { return vitals::Timer({.stmt = [] {}, .label = "plain"}); }
 
 // A case that says, without being made, that it cannot run here: `list` marks it.

@@ -195,6 +195,29 @@ TEST_F(Cli, UnwritableOutputFailsBeforeRunningAndKeepsOldFile) {
     }
 }
 
+// --row-limit N prints N rows; -1 prints all of them, as torch's row_limit=-1.
+TEST_F(Cli, ProfileRowLimitMinusOneMeansEveryRow) {
+    const auto rows = [&](const std::string& limit) {
+        const CommandResult r = run_vitals("profile mlp_forward/32x512/cpu-f32 --steps 1 --row-limit " + limit);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        // The rows lie between the second and the third separator line.
+        std::istringstream lines(r.out);
+        int separators = 0, count = 0;
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind("-----", 0) == 0) {
+                ++separators;
+            } else if (separators == 2) {
+                ++count;
+            }
+        }
+        return count;
+    };
+    EXPECT_EQ(rows("2"), 2);
+    const int all = rows("1000");
+    EXPECT_GT(all, 2);
+    EXPECT_EQ(rows("-1"), all);
+}
+
 TEST_F(Cli, ProfileShowsTheModelsOperators) {
     const fs::path trace = dir_ / "trace.json";
     const CommandResult r = run_vitals("profile mlp_forward/32x512/cpu-f32 --steps 1 --record-shapes --profile-memory "

@@ -8,6 +8,7 @@
 #include <vitals/kernels/kernels.hpp>
 
 #include "vitals/cuda_support.hpp"
+#include "sanitizers.hpp"
 
 namespace k = vitals::kernels;
 using k::Device;
@@ -156,14 +157,6 @@ TEST(Allocator, LargeHostBlocksAreReused) {
     k::release_cached_memory();
     EXPECT_EQ(k::cached_bytes(Device::cpu), 0);
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define VITALS_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VITALS_TEST_ASAN 1
-#endif
-#endif
 
 // Under AddressSanitizer the host allocator poisons what a request does not own: the
 // rounding of a block, and a cached block after its free.

@@ -17,6 +17,7 @@
 
 #include "vitals/profiler/profile.hpp"
 #include "vitals/profiler/trace.hpp"
+#include "sanitizers.hpp"
 
 using namespace vitals::profiler;
 using namespace std::chrono_literals;
@@ -197,14 +198,6 @@ TEST(ProfileScopes, AFinishedTraceHoldsAtMost64BytesAnEvent) {
     EXPECT_EQ(named(t, "odd").size(), 25'000u);
     EXPECT_EQ(named(t, "odd")[0]->name.data(), named(t, "odd")[1]->name.data()) << "a copied name is stored once";
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define VITALS_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VITALS_TEST_ASAN 1
-#endif
-#endif
 
 // fork() while another thread records (and may hold its buffer's lock): the child starts
 // with clean recorder state, so its profile stops and a new one records, with no deadlock.

@@ -278,6 +278,9 @@ TEST(Runner, AFamilyThatCannotRunHereIsSkippedNotFatal) {
     EXPECT_EQ(list.out, "plain/1\nneeds_widget/1  skipped: no widget here\n");
     EXPECT_EQ(run("vitals_skipped_family_bench", "list --names").out, "plain/1\nneeds_widget/1\n");
     EXPECT_NE(list.err.find("a case family was skipped (its cases are not listed): no accelerator"), std::string::npos) << list.err;
+    EXPECT_NE(list.err.find("a case family was skipped (its cases are not listed): no accelerator for the axes family"),
+              std::string::npos)
+        << "a VITALS_CASE_FAMILY that throws SkipCase is skipped too: " << list.err;
     const CommandResult r = run("vitals_skipped_family_bench", "run --min-run-time 0.01");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("a case family was skipped: no accelerator"), std::string::npos) << r.out;

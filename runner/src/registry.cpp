@@ -197,6 +197,8 @@ CaseRegistrar::CaseRegistrar(std::vector<Case> (*factory)()) {
 CaseRegistrar::CaseRegistrar(CaseFamily (*factory)()) {
     try {
         Registry::global().add(factory());
+    } catch (const SkipCase& e) {  // the whole family cannot run here, as for VITALS_CASES
+        Registry::global().add_skipped_family(e.what());
     } catch (const std::exception& e) {
         Registry::global().add_problem(fmt::format("a VITALS_CASE_FAMILY factory threw: {}", e.what()));
     }
