@@ -159,9 +159,10 @@ class RecordFunction {
 public:
     template <std::size_t N>
     explicit RecordFunction(const char (&literal)[N], Category category = Category::user_annotation) {
-        if (detail::recording()) [[unlikely]] {
+        if (const std::uint32_t flags = detail::g_record_flags.load(std::memory_order_relaxed); flags & detail::kRecording)
+            [[unlikely]] {
             begin_ = detail::record_begin(literal, category, now_ticks());
-            activate(literal);
+            activate(literal, flags);
         }
     }
     template <std::size_t N>
@@ -174,9 +175,13 @@ public:
     // A name built at run time, copied while recording (Tracy's ZoneTransientN):
     //   RecordFunction scope(copy_name, "batch " + std::to_string(i));
     RecordFunction(CopyName, std::string_view name, Category category = Category::user_annotation) {
-        if (detail::recording()) [[unlikely]] {
+        if (const std::uint32_t flags = detail::g_record_flags.load(std::memory_order_relaxed); flags & detail::kRecording)
+            [[unlikely]] {
             begin_ = detail::record_begin_copy(name, category, now_ticks());
-            if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_push(std::string(name).c_str());
+            if (flags & detail::kNvtx) [[unlikely]] {
+                detail::nvtx_push(std::string(name).c_str());
+                extras_ |= kPushedNvtx;
+            }
             serial_ = detail::cursor().buffer_serial;
         }
     }
@@ -184,20 +189,23 @@ public:
     // the profile records shapes; with CUDA activity, its device work is correlated.
     template <class DescribeInputs>
     RecordFunction(const char* name, Category category, DescribeInputs&& describe_inputs) {
-        if (detail::recording()) [[unlikely]] {
+        if (const std::uint32_t flags = detail::g_record_flags.load(std::memory_order_relaxed); flags & detail::kRecording)
+            [[unlikely]] {
             begin_ = detail::record_begin(name, category, now_ticks());
-            activate(name);
-            if (detail::recording_shapes()) describe_inputs();
-            if (detail::recording_device()) {
+            activate(name, flags);
+            if (flags & detail::kShapes) describe_inputs();
+            if (flags & detail::kDevice) {
                 detail::begin_correlation();
-                correlated_ = true;
+                extras_ |= kCorrelated;
             }
         }
     }
     ~RecordFunction() {
         if (serial_ != 0) [[unlikely]] {
-            if (correlated_) detail::end_correlation();
-            if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_pop();
+            if (extras_ != 0) [[unlikely]] {
+                if (extras_ & kCorrelated) detail::end_correlation();
+                if (extras_ & kPushedNvtx) detail::nvtx_pop();
+            }
             const std::int64_t ticks = now_ticks();
             if (serial_ == detail::cursor().buffer_serial) [[likely]] {
                 detail::record_end(begin_, ticks);
@@ -210,14 +218,21 @@ public:
     RecordFunction& operator=(const RecordFunction&) = delete;
 
 private:
-    void activate(const char* name) {
-        if (detail::nvtx_ranges()) [[unlikely]] detail::nvtx_push(name);
+    // What the begin did beside its record, undone at the end whatever the flags are by
+    // then (one read of the flags a scope: an NVTX range pushed is always popped).
+    static constexpr std::uint8_t kCorrelated = 1, kPushedNvtx = 2;
+
+    void activate(const char* name, std::uint32_t flags) {
+        if (flags & detail::kNvtx) [[unlikely]] {
+            detail::nvtx_push(name);
+            extras_ |= kPushedNvtx;
+        }
         serial_ = detail::cursor().buffer_serial;
     }
 
     std::uint64_t begin_ = 0;   // the begin record's index, which the end names
     std::uint64_t serial_ = 0;  // the recording thread's buffer; 0: not recording
-    bool correlated_ = false;
+    std::uint8_t extras_ = 0;   // kCorrelated | kPushedNvtx
 };
 
 // Whether a profile is recording right now (for work that only makes sense then).
