@@ -27,11 +27,8 @@ std::string device_skip_reason(Device device) {
     return device == Device::cuda ? vitals::cuda_unavailable_reason() : std::string();
 }
 
-void require_device(Device device) {
-    if (const std::string reason = device_skip_reason(device); !reason.empty()) throw vitals::SkipCase(reason);
-}
-
-// A case on `device`, which `vitals list` marks as skipped where the device is unusable.
+// A case on `device`, skipped (and marked so by `vitals list`) where the device is
+// unusable: Case::timer() asks skip_reason before the factory runs.
 vitals::Case device_case(Device device, std::string name, std::function<vitals::Timer()> make) {
     return {.name = std::move(name), .make_timer = std::move(make), .skip_reason = [device] { return device_skip_reason(device); }};
 }
@@ -144,7 +141,6 @@ VITALS_CASE_FAMILY(matmul_family) {
                 const Device device = device_named(at["device"]);
                 const DType dtype = float_type_named(at["dtype"]);
                 const std::int64_t n = positive(at, "n");
-                require_device(device);
                 auto x = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 1));
                 auto y = std::make_shared<Tensor>(Tensor::randn({n, n}, dtype, device, 2));
                 return make_timer(
@@ -164,7 +160,6 @@ VITALS_CASES(layer_cases) {
             const std::string where = fmt::format("{}-{}", k::device_name(device), k::dtype_short_name(dtype));
             const std::string col = column(device, k::dtype_short_name(dtype));
             cases.push_back(device_case(device, "linear/32x512/" + where, [=] {
-                                 require_device(device);
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 1));
                                  auto w = std::make_shared<Tensor>(Tensor::randn({1024, 512}, dtype, device, 2));
                                  auto b = std::make_shared<Tensor>(Tensor::randn({1024}, dtype, device, 3));
@@ -174,7 +169,6 @@ VITALS_CASES(layer_cases) {
                                      product_work(32, 512, 1024, dtype, true));
                              }));
             cases.push_back(device_case(device, "relu/32x1024/" + where, [=] {
-                                 require_device(device);
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 1024}, dtype, device, 1));
                                  return make_timer(
                                      device, [x] { vitals::do_not_optimize(k::relu(*x)); }, "relu(x)", "relu",
@@ -198,7 +192,6 @@ VITALS_CASES(mask_cases) {
                     const DType data_dtype = mask_dtype == DType::f64 ? DType::f64 : DType::f32;
                     cases.push_back(device_case(
                         device, fmt::format("mask/{}/{}-{}", shape, k::device_name(device), k::dtype_short_name(mask_dtype)), [=] {
-                             require_device(device);
                              auto x = std::make_shared<Tensor>(Tensor::randn({n}, data_dtype, device, 0));
                              const double threshold = k::density_threshold(percent / 100.0);
                              return make_timer(
@@ -223,7 +216,6 @@ VITALS_CASE_FAMILY(nonzero_family) {
                 const Device device = device_named(at["device"]);
                 const std::int64_t n = positive(at, "n"), percent = at.integer("density");
                 if (percent > 100) throw std::invalid_argument(fmt::format("axis density is a percentage, got {}", percent));
-                require_device(device);
                 const Tensor x = Tensor::randn({n}, DType::f32, device, 0);
                 auto mask = std::make_shared<Tensor>(k::gt(x, k::density_threshold(static_cast<double>(percent) / 100.0)));
                 return make_timer(
@@ -243,7 +235,6 @@ VITALS_CASES(model_cases) {
             const std::string where = fmt::format("{}-{}", k::device_name(device), k::dtype_short_name(dtype));
             const std::string col = column(device, k::dtype_short_name(dtype));
             cases.push_back(device_case(device, "mlp_forward/32x512/" + where, [=] {
-                                 require_device(device);
                                  auto model = std::make_shared<k::Mlp>(k::MlpConfig{.dtype = dtype, .device = device});
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 7));
                                  return make_timer(
@@ -251,7 +242,6 @@ VITALS_CASES(model_cases) {
                                      "MLP 512-1024-512", "forward 32x512", col, mlp_work(dtype, false));
                              }));
             cases.push_back(device_case(device, "mlp_train_step/32x512/" + where, [=] {
-                                 require_device(device);
                                  auto model = std::make_shared<k::Mlp>(k::MlpConfig{.dtype = dtype, .device = device});
                                  auto optimizer = std::make_shared<k::Sgd>(*model, 0.01);
                                  auto x = std::make_shared<Tensor>(Tensor::randn({32, 512}, dtype, device, 7));
@@ -275,7 +265,6 @@ VITALS_CASES(mask_indices_cases) {
         for (const char* variant : {"before", "after"}) {
             const bool before = std::string_view(variant) == "before";
             cases.push_back(device_case(device, fmt::format("mask_indices/1M/{}-{}", k::device_name(device), variant), [=] {
-                                 require_device(device);
                                  auto workload = std::make_shared<k::MaskIndices>(std::int64_t{1} << 20, device, 0.5);
                                  auto body = [workload, before] {
                                      vitals::do_not_optimize(before ? workload->before() : workload->after());

@@ -15,10 +15,11 @@ VITALS_CASE_FAMILY(gpu_only_axes) {
 
 VITALS_CASE("plain/1") { return vitals::Timer({.stmt = [] {}, .label = "plain"}); }
 
-// A case that says, without being made, that it cannot run here: `list` marks it.
+// A case that says, without being made, that it cannot run here: `list` marks it, and
+// `run` skips it on that word alone (its factory would make a Timer that runs).
 VITALS_CASES(unusable_cases) {
     return {{.name = "needs_widget/1",
-             .make_timer = []() -> vitals::Timer { throw vitals::SkipCase("no widget here"); },
+             .make_timer = [] { return vitals::Timer({.stmt = [] {}, .label = "widget"}); },
              .skip_reason = [] { return std::string("no widget here"); }}};
 }
 

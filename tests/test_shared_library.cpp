@@ -32,6 +32,9 @@ TEST(SharedLibrary, TheFirstNameThatOpensIsKeptAndItsFunctionsCalled) {
     EXPECT_EQ(zlib.why_not(), "");
     const auto version = zlib.function<const char*()>("zlibVersion");
     EXPECT_EQ(std::string(version()).substr(0, 2), "1.");
+    const char* (*bound)() = nullptr;
+    zlib.bind(bound, "zlibVersion");
+    EXPECT_EQ(bound, version);
     try {
         (void)zlib.symbol("vitals_no_such_function");
         FAIL() << "a symbol zlib does not have";

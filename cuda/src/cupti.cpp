@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <string>
-#include <type_traits>
 #include <mutex>
 #include <unordered_map>
 
@@ -52,23 +51,18 @@ const CuptiApi* cupti(std::string* why = nullptr) {
             return nullptr;
         }
         try {
-            static CuptiApi loaded{
-                .result_string = library.function<std::remove_pointer_t<decltype(CuptiApi::result_string)>>("cuptiGetResultString"),
-                .next_record = library.function<std::remove_pointer_t<decltype(CuptiApi::next_record)>>("cuptiActivityGetNextRecord"),
-                .callback_name = library.function<std::remove_pointer_t<decltype(CuptiApi::callback_name)>>("cuptiGetCallbackName"),
-                .set_thread_id_type =
-                    library.function<std::remove_pointer_t<decltype(CuptiApi::set_thread_id_type)>>("cuptiSetThreadIdType"),
-                .register_callbacks = library.function<std::remove_pointer_t<decltype(CuptiApi::register_callbacks)>>(
-                    "cuptiActivityRegisterCallbacks"),
-                .enable = library.function<std::remove_pointer_t<decltype(CuptiApi::enable)>>("cuptiActivityEnable"),
-                .disable = library.function<std::remove_pointer_t<decltype(CuptiApi::disable)>>("cuptiActivityDisable"),
-                .timestamp = library.function<std::remove_pointer_t<decltype(CuptiApi::timestamp)>>("cuptiGetTimestamp"),
-                .flush_all = library.function<std::remove_pointer_t<decltype(CuptiApi::flush_all)>>("cuptiActivityFlushAll"),
-                .push_external_id = library.function<std::remove_pointer_t<decltype(CuptiApi::push_external_id)>>(
-                    "cuptiActivityPushExternalCorrelationId"),
-                .pop_external_id = library.function<std::remove_pointer_t<decltype(CuptiApi::pop_external_id)>>(
-                    "cuptiActivityPopExternalCorrelationId"),
-            };
+            static CuptiApi loaded{};
+            library.bind(loaded.result_string, "cuptiGetResultString");
+            library.bind(loaded.next_record, "cuptiActivityGetNextRecord");
+            library.bind(loaded.callback_name, "cuptiGetCallbackName");
+            library.bind(loaded.set_thread_id_type, "cuptiSetThreadIdType");
+            library.bind(loaded.register_callbacks, "cuptiActivityRegisterCallbacks");
+            library.bind(loaded.enable, "cuptiActivityEnable");
+            library.bind(loaded.disable, "cuptiActivityDisable");
+            library.bind(loaded.timestamp, "cuptiGetTimestamp");
+            library.bind(loaded.flush_all, "cuptiActivityFlushAll");
+            library.bind(loaded.push_external_id, "cuptiActivityPushExternalCorrelationId");
+            library.bind(loaded.pop_external_id, "cuptiActivityPopExternalCorrelationId");
             return &loaded;
         } catch (const std::exception& e) {
             failure = e.what();

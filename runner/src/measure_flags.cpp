@@ -110,7 +110,7 @@ InterruptibleRun::~InterruptibleRun() {
 CaseResult run_case(const Case& c, const MeasureOptions& o) {
     CaseResult result{c.name, std::nullopt, "", ""};
     try {
-        Timer timer = c.make_timer();
+        Timer timer = c.timer();
         result.measurement = measure(timer, o);
     } catch (const SkipCase& skip) {
         result.skipped = skip.what();

@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "vitals/shared_library.hpp"
 
@@ -27,16 +26,13 @@ CublasApi load() {
                                  "): install the CUDA toolkit's cuBLAS, or add its folder to LD_LIBRARY_PATH");
     }
     CublasApi api{};
-    api.create = library.function<std::remove_pointer_t<decltype(api.create)>>(VITALS_EXPANDED_NAME(cublasCreate));
-    api.destroy = library.function<std::remove_pointer_t<decltype(api.destroy)>>(VITALS_EXPANDED_NAME(cublasDestroy));
-    api.set_stream =
-        library.function<std::remove_pointer_t<decltype(api.set_stream)>>(VITALS_EXPANDED_NAME(cublasSetStream));
-    api.sgemm = library.function<std::remove_pointer_t<decltype(api.sgemm)>>(VITALS_EXPANDED_NAME(cublasSgemm_64));
-    api.dgemm = library.function<std::remove_pointer_t<decltype(api.dgemm)>>(VITALS_EXPANDED_NAME(cublasDgemm_64));
-    api.status_string = library.function<std::remove_pointer_t<decltype(api.status_string)>>(
-        VITALS_EXPANDED_NAME(cublasGetStatusString));
-    api.status_name =
-        library.function<std::remove_pointer_t<decltype(api.status_name)>>(VITALS_EXPANDED_NAME(cublasGetStatusName));
+    library.bind(api.create, VITALS_EXPANDED_NAME(cublasCreate));
+    library.bind(api.destroy, VITALS_EXPANDED_NAME(cublasDestroy));
+    library.bind(api.set_stream, VITALS_EXPANDED_NAME(cublasSetStream));
+    library.bind(api.sgemm, VITALS_EXPANDED_NAME(cublasSgemm_64));
+    library.bind(api.dgemm, VITALS_EXPANDED_NAME(cublasDgemm_64));
+    library.bind(api.status_string, VITALS_EXPANDED_NAME(cublasGetStatusString));
+    library.bind(api.status_name, VITALS_EXPANDED_NAME(cublasGetStatusName));
     return api;
 }
 

@@ -6,7 +6,6 @@
 
 #include <initializer_list>
 #include <string>
-#include <vector>
 
 namespace vitals {
 
@@ -31,6 +30,12 @@ public:
     template <class F>
     F* function(const char* symbol_name) const {
         return reinterpret_cast<F*>(symbol(symbol_name));
+    }
+    // Points `pointer` at the function `symbol_name`, its type taken from the pointer:
+    //   library.bind(api.create, "cublasCreate_v2");
+    template <class F>
+    void bind(F*& pointer, const char* symbol_name) const {
+        pointer = function<F>(symbol_name);
     }
 
 private:

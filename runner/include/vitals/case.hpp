@@ -59,6 +59,13 @@ private:
 // "1M" -> 1048576, "256" -> 256; nullopt for text that is no whole number >= 0.
 std::optional<std::int64_t> parse_axis_integer(std::string_view text);
 
+// Thrown by a case's factory when the case cannot run here (no GPU, say): the runner
+// lists it as skipped with the reason, never as failed.
+class SkipCase : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 struct Case {
     std::string name;                   // unique, no spaces: "op/shape/device-dtype"
     std::function<Timer()> make_timer;  // may throw SkipCase
@@ -67,6 +74,15 @@ struct Case {
     // Why the case cannot run here ("" when it can), asked without making its Timer, so
     // that `vitals list` marks it: a CUDA case on a machine without a usable GPU, say.
     std::function<std::string()> skip_reason{};
+
+    // The case's Timer, as every command makes it: SkipCase with skip_reason()'s answer
+    // when that says the case cannot run here, else make_timer().
+    Timer timer() const {
+        if (skip_reason) {
+            if (std::string why = skip_reason(); !why.empty()) throw SkipCase(why);
+        }
+        return make_timer();
+    }
 };
 
 struct CaseFamily {
@@ -77,13 +93,6 @@ struct CaseFamily {
     std::function<std::string(const AxisValues&)> name_of{};
     // Why a case cannot run here ("" when it can), as Case::skip_reason.
     std::function<std::string(const AxisValues&)> skip_reason{};
-};
-
-// Thrown by a case's factory when the case cannot run here (no GPU, say): the runner
-// lists it as skipped with the reason, never as failed.
-class SkipCase : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
 };
 
 class Registry {

@@ -70,7 +70,7 @@ public:
 
         Timer timer = [&] {
             try {
-                return c.make_timer();
+                return c.timer();
             } catch (const SkipCase& skip) {
                 throw std::runtime_error(fmt::format("case '{}' cannot run here: {}", c.name, skip.what()));
             }

@@ -27,7 +27,7 @@ namespace {
 // number_per_run calls, after one such block of warm-up): its table, and its trace next
 // to the results (or in the current folder).
 void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::optional<std::string>& json_path) {
-    Timer timer = c.make_timer();
+    Timer timer = c.timer();
     const profiler::Trace trace = timer.profile(
         {.number = number_per_run, .warmup_calls = number_per_run, .profile = {.record_shapes = true}});
     fmt::print("\n{} is slower; its profile:\n{}", c.name,

@@ -39,7 +39,7 @@ public:
         const Case& c = find_case(axes_.apply(context.registry, replaced), name_);
         const std::int64_t count_number = measure_.number > 0 ? measure_.number : 100;
         if (instructions_ && is_callgrind_child()) {  // the run under Callgrind: count, nothing else
-            Timer timer = c.make_timer();
+            Timer timer = c.timer();
             timer.collect_instructions({.number = count_number});
             return 0;
         }
@@ -78,7 +78,7 @@ private:
     int print_with_instructions(const CommandContext& context, const Case& c, CaseResult result, std::int64_t number) {
         std::string source;
         try {
-            Timer timer = c.make_timer();
+            Timer timer = c.timer();
             result.instructions = timer.collect_instructions({.number = number}).per_call();
             source = "hardware counters";
         } catch (const std::runtime_error&) {
