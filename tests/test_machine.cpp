@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
+#include "probes.hpp"
 #include "vitals/machine.hpp"
 
 using namespace vitals::machine;
@@ -122,4 +124,25 @@ TEST(Machine, MeasuresThisMachine) {
     const Limits back = from_json(to_json(l), "mem");
     EXPECT_EQ(back.identity.vector_isa, l.identity.vector_isa);
     EXPECT_NE(table(l).find("peak (FMA chains)"), std::string::npos);
+}
+
+// The streaming probes the bandwidth figures come from write what they claim, whatever
+// the length against their rounds (4 or 8 vectors a round, then an element tail).
+TEST(Machine, StreamingProbesComputeTheirResults) {
+    for (const std::size_t n : {0, 1, 7, 31, 32, 33, 95, 1000}) {
+        std::vector<double> b(n), c(n), a(n + 1, -1.0);
+        for (std::size_t i = 0; i < n; ++i) {
+            b[i] = static_cast<double>(i);
+            c[i] = 0.5 * static_cast<double>(i) + 1;
+        }
+        vitals::machine::detail::triad_kernel(a.data(), b.data(), c.data(), 2.0, n);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], b[i] + 2.0 * c[i]) << "n=" << n << " i=" << i;
+        EXPECT_EQ(a[n], -1.0) << "triad wrote past n=" << n;
+
+        std::vector<std::uint64_t> from(n), to(n + 1, 7);
+        for (std::size_t i = 0; i < n; ++i) from[i] = i * 3 + 1;
+        vitals::machine::detail::copy_kernel(to.data(), from.data(), n);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to[i], from[i]) << "n=" << n << " i=" << i;
+        EXPECT_EQ(to[n], 7u) << "copy wrote past n=" << n;
+    }
 }

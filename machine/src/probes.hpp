@@ -10,8 +10,9 @@ namespace vitals::machine::detail {
 // "avx512", "avx2" or "scalar": what the FMA chains run on this CPU.
 const char* vector_isa();
 
-// Streaming kernels over n elements; each returns something derived from what it read,
-// so that no loop is removed.
+// Streaming kernels over n elements. The read loads every element and returns a value
+// for the caller to keep alive (the sum where it is plain C++; with x86 vectors the
+// loads are volatile asm, and only the elements past the last whole round are summed).
 std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n);
 void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n);
 void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s, std::size_t n);
