@@ -167,8 +167,7 @@ public:
         std::lock_guard lock(mutex_);
         auto& side = pending_.*table;
         side.push_back(std::forward<Value>(value));
-        detail::push(ticks, (static_cast<std::uint64_t>(kind) << kKindShift) | extra_bits | (side.size() - 1));
-        return last_record_index();
+        return detail::push(ticks, (static_cast<std::uint64_t>(kind) << kKindShift) | extra_bits | (side.size() - 1));
     }
 
     void collect(ThreadRecords& out, bool keep) {
@@ -272,13 +271,13 @@ inline ThreadBuffer& my_buffer() {
 
 }  // namespace
 
-void push_slow(std::int64_t ticks, std::uint64_t payload) {
+std::uint64_t push_slow(std::int64_t ticks, std::uint64_t payload) {
     if (t_buffer == nullptr) {
         register_thread();
     } else {
         t_buffer->roll();
     }
-    push(ticks, payload);
+    return push(ticks, payload);
 }
 
 std::uint64_t record_begin_copy(std::string_view name, Category category, std::int64_t ticks) {
