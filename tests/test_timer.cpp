@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <thread>
@@ -248,4 +249,46 @@ TEST(Timer, OneTimerRunsOnOneThreadAtATime) {
     EXPECT_NO_THROW((void)timer.timeit(10));  // free again afterwards
     vitals::Timer copy_of_a_free_one = timer;  // copies start free
     EXPECT_NO_THROW((void)copy_of_a_free_one.timeit(10));
+}
+
+// max_run_time bounds the whole call's wall time, estimation and setups included, in both
+// stop modes: blocks that alternate 1 ms and 3 ms never get tight enough, and each block's
+// 20 ms setup is outside the timed blocks, so the timed total alone would run for several
+// times the bound. The call must end at the first block that ends past the bound: within
+// it plus the last block with its setup (both measured here, on the same clock), so a
+// slow machine moves both sides alike.
+TEST(Timer, MaxRunTimeBoundsTheCallsWallTime) {
+    using Clock = std::chrono::steady_clock;
+    for (const bool precision : {false, true}) {
+        int call = 0;
+        Timer timer({
+            .stmt = [&] { std::this_thread::sleep_for(std::chrono::milliseconds(++call % 2 ? 1 : 3)); },
+            .setup = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); },
+        });
+        constexpr double kMaxRunTime = 0.3;
+        Clock::time_point previous_block_end{};
+        double last_step = 0, timed_total = 0;
+        const Clock::time_point start = Clock::now();
+        const vitals::Measurement m = timer.adaptive_autorange({
+            .threshold = 1e-9,
+            .precision = precision ? 1e-9 : 0.0,
+            .min_run_time = 0.01,
+            .max_run_time = kMaxRunTime,
+            .callback = [&](std::int64_t, double block_seconds) {
+                const Clock::time_point now = Clock::now();
+                if (previous_block_end != Clock::time_point{}) {
+                    last_step = std::chrono::duration<double>(now - previous_block_end).count();
+                }
+                previous_block_end = now;
+                timed_total += block_seconds;
+            },
+        });
+        const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+        SCOPED_TRACE(precision ? "precision" : "threshold");
+        ASSERT_GE(m.times().size(), 2u);
+        EXPECT_GT(last_step, 0.02) << "a step is a setup and a block";
+        EXPECT_GT(wall, kMaxRunTime);
+        EXPECT_LE(wall, kMaxRunTime * 1.05 + last_step) << "timed " << timed_total << " s in " << m.times().size() << " blocks";
+        EXPECT_LT(timed_total, kMaxRunTime * 0.5) << "the setups, not the blocks, used up the time";
+    }
 }
