@@ -175,74 +175,53 @@ VITALS_COPY_LOOP(avx512, __attribute__((target("avx512f,avx512bw,avx512vl,prefer
 // Read bandwidth as likwid-bench's `load` kernel measures it: eight vector loads a round
 // into registers, and nothing done with them. A loop that sums what it loads is bound by
 // its adds, not its loads, at L1 (a Xeon with two 512-bit adders: 320 against 480 GB/s).
-// The asm is volatile, so it is never removed; what is returned is the elements past the
-// last whole round.
-#define VITALS_LOAD_ROUND(load, reg, width)                                                                        \
-    load " 0*" #width "(%[p]), %%" reg "0\n\t" load " 1*" #width "(%[p]), %%" reg "1\n\t"                          \
-    load " 2*" #width "(%[p]), %%" reg "2\n\t" load " 3*" #width "(%[p]), %%" reg "3\n\t"                          \
-    load " 4*" #width "(%[p]), %%" reg "4\n\t" load " 5*" #width "(%[p]), %%" reg "5\n\t"                          \
-    load " 6*" #width "(%[p]), %%" reg "6\n\t" load " 7*" #width "(%[p]), %%" reg "7\n\t"
-__attribute__((target("avx512f"))) std::uint64_t read_avx512(const std::uint64_t* a, std::size_t n) {
-    const std::size_t whole = n / 64 * 64;  // 8 loads of 64 bytes a round
-    if (whole > 0) {
-        const std::uint64_t* p = a;
-        const std::uint64_t* const end = a + whole;
-        asm volatile("1:\n\t" VITALS_LOAD_ROUND("vmovdqu64", "zmm", 64) "add $512, %[p]\n\tcmp %[end], %[p]\n\tjb 1b"
-                     : [p] "+r"(p)
-                     : [end] "r"(end)
-                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "cc", "memory");
+// read_<suffix> runs rounds of eight `load`s into `width`-byte `reg` registers. The asm is
+// volatile, so it is never removed; what is returned is the elements past the last round.
+#define VITALS_LOADS_ONLY_READ(suffix, attributes, load, reg, width)                                               \
+    attributes std::uint64_t read_##suffix(const std::uint64_t* a, std::size_t n) {                               \
+        const std::size_t whole = n / (width) * (width); /* a round: 8 x width bytes, width elements */           \
+        if (whole > 0) {                                                                                           \
+            const std::uint64_t* p = a;                                                                            \
+            const std::uint64_t* const end = a + whole;                                                            \
+            asm volatile("1:\n\t"                                                                                  \
+                         load " 0*" #width "(%[p]), %%" reg "0\n\t" load " 1*" #width "(%[p]), %%" reg "1\n\t"    \
+                         load " 2*" #width "(%[p]), %%" reg "2\n\t" load " 3*" #width "(%[p]), %%" reg "3\n\t"    \
+                         load " 4*" #width "(%[p]), %%" reg "4\n\t" load " 5*" #width "(%[p]), %%" reg "5\n\t"    \
+                         load " 6*" #width "(%[p]), %%" reg "6\n\t" load " 7*" #width "(%[p]), %%" reg "7\n\t"    \
+                         "add $8*" #width ", %[p]\n\tcmp %[end], %[p]\n\tjb 1b"                                    \
+                         : [p] "+r"(p)                                                                             \
+                         : [end] "r"(end)                                                                          \
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "cc", "memory");        \
+        }                                                                                                          \
+        std::uint64_t sum = 0;                                                                                     \
+        for (std::size_t i = whole; i < n; ++i) sum += a[i];                                                       \
+        return sum;                                                                                                \
     }
-    std::uint64_t sum = 0;
-    for (std::size_t i = whole; i < n; ++i) sum += a[i];
-    return sum;
-}
-__attribute__((target("avx2,fma"))) std::uint64_t read_avx2(const std::uint64_t* a, std::size_t n) {
-    const std::size_t whole = n / 32 * 32;  // 8 loads of 32 bytes a round
-    if (whole > 0) {
-        const std::uint64_t* p = a;
-        const std::uint64_t* const end = a + whole;
-        asm volatile("1:\n\t" VITALS_LOAD_ROUND("vmovdqu", "ymm", 32) "add $256, %[p]\n\tcmp %[end], %[p]\n\tjb 1b"
-                     : [p] "+r"(p)
-                     : [end] "r"(end)
-                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "cc", "memory");
-    }
-    std::uint64_t sum = 0;
-    for (std::size_t i = whole; i < n; ++i) sum += a[i];
-    return sum;
-}
-#undef VITALS_LOAD_ROUND
+VITALS_LOADS_ONLY_READ(avx512, __attribute__((target("avx512f"))), "vmovdqu64", "zmm", 64)
+VITALS_LOADS_ONLY_READ(avx2, __attribute__((target("avx2,fma"))), "vmovdqu", "ymm", 32)
+#undef VITALS_LOADS_ONLY_READ
 
-// Triad with its loads issued ahead of the stores, four vectors a round (the compiler's
-// loop interleaves a load, an FMA and a store per vector: 111 against likwid's 124 GB/s
-// at L2 on a Xeon; this one 118).
-__attribute__((target("avx512f"))) void triad_avx512(double* __restrict a, const double* __restrict b,
-                                                     const double* __restrict c, double s, std::size_t n) {
-    const __m512d scale = _mm512_set1_pd(s);
-    std::size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        const __m512d c0 = _mm512_loadu_pd(c + i), c1 = _mm512_loadu_pd(c + i + 8);
-        const __m512d c2 = _mm512_loadu_pd(c + i + 16), c3 = _mm512_loadu_pd(c + i + 24);
-        _mm512_storeu_pd(a + i, _mm512_fmadd_pd(scale, c0, _mm512_loadu_pd(b + i)));
-        _mm512_storeu_pd(a + i + 8, _mm512_fmadd_pd(scale, c1, _mm512_loadu_pd(b + i + 8)));
-        _mm512_storeu_pd(a + i + 16, _mm512_fmadd_pd(scale, c2, _mm512_loadu_pd(b + i + 16)));
-        _mm512_storeu_pd(a + i + 24, _mm512_fmadd_pd(scale, c3, _mm512_loadu_pd(b + i + 24)));
+// Triad with its loads issued ahead of the stores, four vectors of `lanes` doubles a round
+// (the compiler's loop interleaves a load, an FMA and a store per vector: 111 against
+// likwid's 124 GB/s at L2 on a Xeon; this one 118). `mm` is the intrinsics' prefix.
+#define VITALS_LOADS_FIRST_TRIAD(suffix, attributes, Vector, mm, lanes)                                            \
+    attributes void triad_##suffix(double* __restrict a, const double* __restrict b, const double* __restrict c,  \
+                                   double s, std::size_t n) {                                                      \
+        const Vector scale = mm##_set1_pd(s);                                                                      \
+        std::size_t i = 0;                                                                                         \
+        for (; i + 4 * (lanes) <= n; i += 4 * (lanes)) {                                                           \
+            const Vector c0 = mm##_loadu_pd(c + i), c1 = mm##_loadu_pd(c + i + (lanes));                           \
+            const Vector c2 = mm##_loadu_pd(c + i + 2 * (lanes)), c3 = mm##_loadu_pd(c + i + 3 * (lanes));         \
+            mm##_storeu_pd(a + i, mm##_fmadd_pd(scale, c0, mm##_loadu_pd(b + i)));                                 \
+            mm##_storeu_pd(a + i + (lanes), mm##_fmadd_pd(scale, c1, mm##_loadu_pd(b + i + (lanes))));             \
+            mm##_storeu_pd(a + i + 2 * (lanes), mm##_fmadd_pd(scale, c2, mm##_loadu_pd(b + i + 2 * (lanes))));     \
+            mm##_storeu_pd(a + i + 3 * (lanes), mm##_fmadd_pd(scale, c3, mm##_loadu_pd(b + i + 3 * (lanes))));     \
+        }                                                                                                          \
+        for (; i < n; ++i) a[i] = b[i] + s * c[i];                                                                 \
     }
-    for (; i < n; ++i) a[i] = b[i] + s * c[i];
-}
-__attribute__((target("avx2,fma"))) void triad_avx2(double* __restrict a, const double* __restrict b,
-                                                    const double* __restrict c, double s, std::size_t n) {
-    const __m256d scale = _mm256_set1_pd(s);
-    std::size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m256d c0 = _mm256_loadu_pd(c + i), c1 = _mm256_loadu_pd(c + i + 4);
-        const __m256d c2 = _mm256_loadu_pd(c + i + 8), c3 = _mm256_loadu_pd(c + i + 12);
-        _mm256_storeu_pd(a + i, _mm256_fmadd_pd(scale, c0, _mm256_loadu_pd(b + i)));
-        _mm256_storeu_pd(a + i + 4, _mm256_fmadd_pd(scale, c1, _mm256_loadu_pd(b + i + 4)));
-        _mm256_storeu_pd(a + i + 8, _mm256_fmadd_pd(scale, c2, _mm256_loadu_pd(b + i + 8)));
-        _mm256_storeu_pd(a + i + 12, _mm256_fmadd_pd(scale, c3, _mm256_loadu_pd(b + i + 12)));
-    }
-    for (; i < n; ++i) a[i] = b[i] + s * c[i];
-}
+VITALS_LOADS_FIRST_TRIAD(avx512, __attribute__((target("avx512f"))), __m512d, _mm512, 8)
+VITALS_LOADS_FIRST_TRIAD(avx2, __attribute__((target("avx2,fma"))), __m256d, _mm256, 4)
+#undef VITALS_LOADS_FIRST_TRIAD
 #endif
 
 enum class Isa { baseline, avx2, avx512 };
