@@ -126,23 +126,43 @@ TEST(Machine, MeasuresThisMachine) {
     EXPECT_NE(table(l).find("peak (FMA chains)"), std::string::npos);
 }
 
-// The streaming probes the bandwidth figures come from write what they claim, whatever
-// the length against their rounds (4 or 8 vectors a round, then an element tail).
+// The streaming probes the bandwidth figures come from compute what they claim, whatever
+// the length against their rounds (4 or 8 vectors a round, then an element tail), at
+// every vector width this CPU runs (an AVX-512 machine checks the AVX2 loops too).
 TEST(Machine, StreamingProbesComputeTheirResults) {
-    for (const std::size_t n : {0, 1, 7, 31, 32, 33, 95, 1000}) {
-        std::vector<double> b(n), c(n), a(n + 1, -1.0);
-        for (std::size_t i = 0; i < n; ++i) {
-            b[i] = static_cast<double>(i);
-            c[i] = 0.5 * static_cast<double>(i) + 1;
-        }
-        vitals::machine::detail::triad_kernel(a.data(), b.data(), c.data(), 2.0, n);
-        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], b[i] + 2.0 * c[i]) << "n=" << n << " i=" << i;
-        EXPECT_EQ(a[n], -1.0) << "triad wrote past n=" << n;
+    using vitals::machine::detail::Isa;
+    int widths = 0;
+    for (const Isa isa : {Isa::baseline, Isa::avx2, Isa::avx512}) {
+        if (!vitals::machine::detail::runs(isa)) continue;
+        ++widths;
+        // Elements in a read round: eight vectors of 8 (AVX-512) or 4 (AVX2) words.
+        const std::size_t read_round = isa == Isa::avx512 ? 64 : isa == Isa::avx2 ? 32 : 0;
+        for (const std::size_t n : {0, 1, 7, 31, 32, 33, 63, 64, 65, 95, 1000}) {
+            SCOPED_TRACE(testing::Message() << "isa " << static_cast<int>(isa) << ", n=" << n);
+            std::vector<double> b(n), c(n), a(n + 1, -1.0);
+            for (std::size_t i = 0; i < n; ++i) {
+                b[i] = static_cast<double>(i);
+                c[i] = 0.5 * static_cast<double>(i) + 1;
+            }
+            vitals::machine::detail::triad_kernel(a.data(), b.data(), c.data(), 2.0, n, isa);
+            for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], b[i] + 2.0 * c[i]) << "i=" << i;
+            EXPECT_EQ(a[n], -1.0) << "triad wrote past n";
 
-        std::vector<std::uint64_t> from(n), to(n + 1, 7);
-        for (std::size_t i = 0; i < n; ++i) from[i] = i * 3 + 1;
-        vitals::machine::detail::copy_kernel(to.data(), from.data(), n);
-        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to[i], from[i]) << "n=" << n << " i=" << i;
-        EXPECT_EQ(to[n], 7u) << "copy wrote past n=" << n;
+            std::vector<std::uint64_t> from(n), to(n + 1, 7);
+            for (std::size_t i = 0; i < n; ++i) from[i] = i * 3 + 1;
+            vitals::machine::detail::copy_kernel(to.data(), from.data(), n, isa);
+            for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to[i], from[i]) << "i=" << i;
+            EXPECT_EQ(to[n], 7u) << "copy wrote past n";
+
+            // The plain loop sums every element; the vector loops only the tail past their
+            // last whole round (their loads are volatile asm with nothing to return).
+            const std::size_t summed_from = read_round == 0 ? 0 : n / read_round * read_round;
+            std::uint64_t expected = 0;
+            for (std::size_t i = summed_from; i < n; ++i) expected += from[i];
+            EXPECT_EQ(vitals::machine::detail::read_kernel(from.data(), n, isa), expected);
+        }
     }
+#if defined(__x86_64__) && defined(__AVX2__)
+    EXPECT_GE(widths, 2) << "a build for AVX2 runs the baseline loops and at least the AVX2 ones";
+#endif
 }

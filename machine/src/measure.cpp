@@ -1,6 +1,9 @@
 // Measuring the limits: each streaming kernel at a working set per cache level, on one
-// core and on all of them at once, and the FMA chains; every figure is the best of a few
-// repetitions (as STREAM and likwid-bench report), each long enough for the clock.
+// core and on all of them at once, and the FMA chains; every figure is the median of a
+// few repetitions, each long enough for the clock. Not the best: on a shared machine a
+// repetition sometimes runs while a neighbour idles (at L2 here, 1 in 50 reads at up to
+// 207 GB/s where the median is 176), and the best then reports a limit the cases placed
+// against it, which are medians too, cannot reach. likwid-bench reports its run's mean.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -28,7 +31,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 constexpr std::int64_t kMiB = std::int64_t{1} << 20;
 constexpr double kRepetitionSeconds = 0.002;  // one timed repetition lasts at least this
-constexpr int kRepetitions = 4;               // the best of these is the figure
+constexpr int kRepetitions = 7;               // the median of these is the figure
 
 // One region, touched by the threads that will use it (pages land near them), sliced
 // per thread; unmapped at the end.
@@ -52,16 +55,28 @@ private:
 
 enum class Kernel { read, copy, triad };
 
-// One pass of `kernel` over `working_set` bytes at `base`; returns what it read.
+// How far past a whole page multiple each array of a pass starts, in 8-byte words: the
+// copy's two half a page apart, the triad's three a third of a page (whole cache lines).
+// Arrays a page multiple apart alias on every element: a store and a later load with the
+// same low 12 address bits look dependent to the core, which then waits (the L1 triad
+// moved between 450 and 520 GB/s from run to run, against likwid's steady 440).
+constexpr std::size_t kCopySourceSkew = 256;
+constexpr std::size_t kTriadSkew = 168;
+// The most bytes a pass reads or writes past `working_set`: each slice holds this much more.
+constexpr std::int64_t kPassSkewBytes = 2 * kTriadSkew * 8;
+static_assert(kPassSkewBytes >= static_cast<std::int64_t>(kCopySourceSkew * 8));
+
+// One pass of `kernel` over `working_set` bytes at `base` (and up to kPassSkewBytes past
+// it); returns what it read.
 std::uint64_t one_pass(Kernel kernel, std::uint64_t* base, std::int64_t working_set) {
     const auto words = static_cast<std::size_t>(working_set / 8);
     switch (kernel) {
         case Kernel::read: return detail::read_kernel(base, words);
-        case Kernel::copy: detail::copy_kernel(base, base + words / 2, words / 2); return 0;
+        case Kernel::copy: detail::copy_kernel(base, base + words / 2 + kCopySourceSkew, words / 2); return 0;
         case Kernel::triad: {
             auto* d = reinterpret_cast<double*>(base);
             const std::size_t n = words / 3;
-            detail::triad_kernel(d, d + n, d + 2 * n, 1.0000001, n);
+            detail::triad_kernel(d, d + n + kTriadSkew, d + 2 * (n + kTriadSkew), 1.0000001, n);
             return 0;
         }
     }
@@ -84,11 +99,11 @@ std::int64_t repetitions_for(const Work& work, double seconds) {
     }
 }
 
-// Runs `work(count, thread)` on `threads` threads at once, `repetitions` times, and
-// returns the shortest wall time of one repetition, between two barriers. Plain threads
+// Runs `work(count, thread)` on `threads` threads at once, `repetitions` times (odd), and
+// returns the median wall time of one repetition, between two barriers. Plain threads
 // and std::barrier (not OpenMP): ThreadSanitizer sees every ordering they make.
 template <class Work>
-double best_parallel_time(const Work& work, std::int64_t count, int threads, int repetitions) {
+double median_parallel_time(const Work& work, std::int64_t count, int threads, int repetitions) {
     std::vector<double> elapsed(static_cast<std::size_t>(repetitions), INFINITY);
     std::barrier sync(threads);
     const auto body = [&](int thread) {
@@ -105,7 +120,9 @@ double best_parallel_time(const Work& work, std::int64_t count, int threads, int
         for (int t = 1; t < threads; ++t) others.emplace_back(body, t);
         body(0);
     }
-    return *std::min_element(elapsed.begin(), elapsed.end());
+    const auto middle = elapsed.begin() + repetitions / 2;
+    std::nth_element(elapsed.begin(), middle, elapsed.end());
+    return *middle;
 }
 
 // Bytes per second of `kernel` over `working_set` bytes per thread, `threads` threads
@@ -120,8 +137,8 @@ double stream(Kernel kernel, std::int64_t working_set, int threads, const Region
     };
     const std::int64_t count = repetitions_for(passes, kRepetitionSeconds);
     // Large sets take long enough in one pass for a steady figure from fewer repetitions.
-    const int repetitions = working_set >= 64 * kMiB ? 2 : kRepetitions;
-    const double seconds = best_parallel_time(passes, count, threads, repetitions);
+    const int repetitions = working_set >= 64 * kMiB ? 3 : kRepetitions;
+    const double seconds = median_parallel_time(passes, count, threads, repetitions);
     if (sink.load() == 1) std::fputs("", stderr);  // keeps the reads alive
     return static_cast<double>(working_set / 8 * 8) * static_cast<double>(count) * threads / seconds;
 }
@@ -134,7 +151,7 @@ double peak(int threads) {
         if (result == 0.5) sink.fetch_add(1);  // keeps the chains alive
     };
     const std::int64_t iterations = repetitions_for(chains, 2 * kRepetitionSeconds);
-    const double seconds = best_parallel_time(chains, iterations, threads, kRepetitions);
+    const double seconds = median_parallel_time(chains, iterations, threads, kRepetitions);
     return detail::fma_flops_per_iteration(f64) * static_cast<double>(iterations) * threads / seconds;
 }
 
@@ -174,7 +191,8 @@ Limits measure(const Progress& progress) {
         // slice (a virtual machine lists its host's L3): measured at a set a few private
         // caches large, it is the speed cases of that size see.
         if (c.level >= 3 && previous > 0) one = std::min(one, 8 * previous);
-        levels.push_back({"L" + std::to_string(c.level), one, std::min(c.bytes / 2 / sharing, one)});
+        // (Not "L" + std::to_string: GCC 12 warns falsely of an overlapping copy there.)
+        levels.push_back({std::string(1, 'L').append(std::to_string(c.level)), one, std::min(c.bytes / 2 / sharing, one)});
         last_cache = std::max(last_cache, c.bytes);
         previous = c.bytes;
     }
@@ -185,8 +203,10 @@ Limits measure(const Progress& progress) {
         l.all = std::max<std::int64_t>(l.all / 4096 * 4096, 4096);
     }
     // One region holds every thread's slice of the largest working set. Slices start
-    // 4 KiB + 64 bytes apart past a page multiple, so that no two alias in the caches.
+    // 4 KiB + 64 bytes apart past a page multiple, so that no two alias in the caches,
+    // which also leaves room for a pass's skewed arrays.
     const std::int64_t stride = memory / threads / 4096 * 4096 + 4096 + 64;
+    static_assert(kPassSkewBytes <= 4096);
     const Region region(std::max<std::int64_t>(memory, stride * threads) + 4096);
 {  // each thread faults in its own slice first (fresh pages read as zeros: no denormals)
         std::vector<std::jthread> touching;

@@ -224,33 +224,43 @@ VITALS_LOADS_FIRST_TRIAD(avx2, __attribute__((target("avx2,fma"))), __m256d, _mm
 #undef VITALS_LOADS_FIRST_TRIAD
 #endif
 
-enum class Isa { baseline, avx2, avx512 };
-Isa isa() {
+}  // namespace
+
+Isa widest_isa() {
     static const Isa found = has_avx512() ? Isa::avx512 : has_avx2() ? Isa::avx2 : Isa::baseline;
     return found;
 }
-}  // namespace
 
-std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n) {
+bool runs(Isa isa) {
+    switch (isa) {
+        case Isa::avx512: return has_avx512();
+        case Isa::avx2: return has_avx2();
+        case Isa::baseline: return true;
+    }
+    return false;
+}
+
+std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n, Isa isa) {
 #if defined(__x86_64__)
-    if (isa() == Isa::avx512) return read_avx512(a, n);
-    if (isa() == Isa::avx2) return read_avx2(a, n);
+    if (isa == Isa::avx512) return read_avx512(a, n);
+    if (isa == Isa::avx2) return read_avx2(a, n);
 #endif
     return read_baseline(a, n);
 }
 
-void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n) {
+void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n, Isa isa) {
 #if defined(__x86_64__)
-    if (isa() == Isa::avx512) return copy_avx512(dst, src, n);
-    if (isa() == Isa::avx2) return copy_avx2(dst, src, n);
+    if (isa == Isa::avx512) return copy_avx512(dst, src, n);
+    if (isa == Isa::avx2) return copy_avx2(dst, src, n);
 #endif
     copy_baseline(dst, src, n);
 }
 
-void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s, std::size_t n) {
+void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s, std::size_t n,
+                  Isa isa) {
 #if defined(__x86_64__)
-    if (isa() == Isa::avx512) return triad_avx512(a, b, c, s, n);
-    if (isa() == Isa::avx2) return triad_avx2(a, b, c, s, n);
+    if (isa == Isa::avx512) return triad_avx512(a, b, c, s, n);
+    if (isa == Isa::avx2) return triad_avx2(a, b, c, s, n);
 #endif
     triad_baseline(a, b, c, s, n);
 }

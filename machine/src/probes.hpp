@@ -10,12 +10,21 @@ namespace vitals::machine::detail {
 // "avx512", "avx2" or "scalar": what the FMA chains run on this CPU.
 const char* vector_isa();
 
-// Streaming kernels over n elements. The read loads every element and returns a value
-// for the caller to keep alive (the sum where it is plain C++; with x86 vectors the
-// loads are volatile asm, and only the elements past the last whole round are summed).
-std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n);
-void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n);
-void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s, std::size_t n);
+// The vector widths the streaming kernels are built for. The measurement runs the widest
+// this CPU has; the tests run every one it has, so an AVX-512 machine checks the AVX2
+// loops too.
+enum class Isa { baseline, avx2, avx512 };
+Isa widest_isa();
+bool runs(Isa isa);  // whether this CPU runs the loops built for `isa`
+
+// Streaming kernels over n elements, built for `isa` (which this CPU must run). The read
+// loads every element and returns a value for the caller to keep alive: the sum where
+// it is plain C++ (baseline); with x86 vectors the loads are volatile asm, and only the
+// elements past the last whole round of eight vectors are summed.
+std::uint64_t read_kernel(const std::uint64_t* a, std::size_t n, Isa isa = widest_isa());
+void copy_kernel(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n, Isa isa = widest_isa());
+void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c, double s, std::size_t n,
+                  Isa isa = widest_isa());
 
 // `iterations` rounds of independent FMA chains; returns their sum. Floating-point
 // operations done: iterations * fma_chain_flops_per_iteration(...).
