@@ -159,10 +159,11 @@ void BM_Nonzero2D(benchmark::State& state) { time_nonzero(state, {kSide, kSide})
 
 // The same 1-D nonzero through the scan's baseline path (AVX2 in the default build), as
 // ops.cpp writes it: what a CPU without AVX-512 VBMI2 runs. Skipped where the best path
-// is the baseline already (the row above measures it).
+// is the baseline already (the row above measures it; VITALS_MAX_CPU_ISA=avx2 makes it so
+// for every op here).
 void BM_NonzeroBaseline(benchmark::State& state) {
     namespace scan = vitals::kernels::nonzero_scan;
-    if (!scan::avx512_vbmi2_supported()) {
+    if (!scan::avx512_vbmi2_allowed()) {
         state.SkipWithError("skipped: this CPU runs the baseline path in BM_Nonzero");
         return;
     }
@@ -306,7 +307,9 @@ public:
         }
         fmt::print("\nbytes per second of each op / the faster of memcpy and a vector copy of the same bytes (target >= 0.50):\n");
         fmt::print("  (the nonzero scan's best path on this CPU: {}; BM_NonzeroBaseline forces the baseline)\n",
-                   vitals::kernels::nonzero_scan::avx512_vbmi2_supported() ? "AVX-512 VBMI2" : "the baseline, AVX2");
+                   vitals::kernels::nonzero_scan::avx512_vbmi2_allowed()     ? "AVX-512 VBMI2"
+                   : vitals::kernels::nonzero_scan::avx512_vbmi2_supported() ? "the baseline, AVX2 (VITALS_MAX_CPU_ISA=avx2)"
+                                                                             : "the baseline, AVX2");
         const vitals::benches::Yardsticks yardsticks = measured_yardsticks();
         bandwidth_ratio("BM_Relu", kReluBytes, yardsticks);
         for (const std::int64_t n : kSizes) {

@@ -4,7 +4,7 @@
 # FLOP/s of one core, as a ratio vitals / likwid (goal: within 10%). Three rounds, each
 # one `vitals machine --refresh` and then one likwid run of every kernel, so that both
 # tools sample the same minutes of a shared machine; each figure is the median of its
-# three. Run on a quiet machine; it takes about four minutes.
+# three. Run on a quiet machine; it takes about seven minutes.
 # Usage: scripts/check-machine.sh [path/to/vitals]
 set -euo pipefail
 

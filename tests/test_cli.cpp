@@ -450,6 +450,25 @@ TEST_F(Cli, EveryOutputTakesDash) {
     EXPECT_NE(md.out.find("| geomean |"), std::string::npos) << md.out;
 }
 
+// VITALS_MAX_CPU_ISA=avx2 runs the AVX2 paths of a CPU with AVX-512, and the results file
+// says the cap was set; a value it does not know fails the case with a message that says
+// what to set.
+TEST_F(Cli, MaxCpuIsaCapsTheKernelsPaths) {
+    const std::string vitals = std::string(VITALS_BINARY_DIR) + "/bin/vitals ";
+    const std::string json = (dir_ / "capped.json").string();
+    const CommandResult capped = run_vitals("list >/dev/null; VITALS_MAX_CPU_ISA=avx2 " + vitals +
+                                            "run --filter '^nonzero/1M-10pct/cpu-bool$' --min-run-time 0.01 --json " + json);
+    ASSERT_EQ(capped.exit_code, 0) << capped.err;
+    const auto doc = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(doc.at("context").value("vitals_max_cpu_isa", ""), "avx2") << doc.at("context").dump();
+
+    const CommandResult bad = run_vitals("list >/dev/null; VITALS_MAX_CPU_ISA=sse9 " + vitals +
+                                         "timeit nonzero/1M-10pct/cpu-bool --min-run-time 0.01");
+    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_NE(bad.err.find("VITALS_MAX_CPU_ISA='sse9'"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("set it to avx2"), std::string::npos) << bad.err;
+}
+
 // `vitals machine` measures once and caches; --roofline then places cases against it:
 // the matmul is compute-bound, relu (no flops) memory-bound, and the results file keeps
 // the machine's ceilings and each case's point.

@@ -116,7 +116,7 @@ void masked_select(const nonzero_scan::StagedHits& hits, const M* mask, const T*
     // beats a gather at the staged positions, whose cost follows the hits
     // (measured crossover on Zen 4, 1M floats: 20-25% hits).
     constexpr std::int64_t kDenseSelect = 4;
-    if (nonzero_scan::avx512_vbmi2_supported() && hits.count() * kDenseSelect >= n) {
+    if (nonzero_scan::avx512_vbmi2_allowed() && hits.count() * kDenseSelect >= n) {
         nonzero_scan::compress_values(mask, x, n, out, hits.count());
         return;
     }

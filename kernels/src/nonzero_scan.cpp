@@ -35,7 +35,10 @@
 #endif
 #include <algorithm>
 #include <bit>
+#include <cctype>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace vitals::kernels::nonzero_scan {
@@ -335,7 +338,7 @@ void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std
 
 template <class T>
 StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path) {
-    if (path == ScanPath::best) path = avx512_vbmi2_supported() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
+    if (path == ScanPath::best) path = avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
     if (path == ScanPath::avx512_vbmi2 && !avx512_vbmi2_supported()) {
         throw std::logic_error("nonzero_scan: this CPU does not run AVX-512 VBMI2");
     }
@@ -363,6 +366,24 @@ void StagedHits::write_indices(std::int64_t* out) const {
         for (std::int64_t j = 0; j < hits; ++j) out[j] = start + positions[j];
         out += hits;
     });
+}
+
+MaxCpuIsa max_cpu_isa_from(const char* value) {
+    if (value == nullptr || *value == '\0') return MaxCpuIsa::avx512;
+    std::string lower(value);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "avx2") return MaxCpuIsa::avx2;
+    if (lower == "avx512") return MaxCpuIsa::avx512;
+    throw std::invalid_argument("VITALS_MAX_CPU_ISA='" + std::string(value) +
+                                "' is not an instruction set the kernels know: set it to avx2 (to run the AVX2 paths on a "
+                                "CPU with AVX-512) or avx512, or unset it");
+}
+
+bool avx512_vbmi2_allowed() {
+    // Read once, as the CPU check: a run measures one path throughout. A bad value is
+    // not cached, so every call reports it.
+    static const bool allowed = max_cpu_isa_from(std::getenv("VITALS_MAX_CPU_ISA")) == MaxCpuIsa::avx512;
+    return allowed && avx512_vbmi2_supported();
 }
 
 bool avx512_vbmi2_supported() {

@@ -21,12 +21,24 @@ inline constexpr std::int64_t kBlock = std::int64_t{1} << 16;
 // (measured crossover on Zen 4: 24-32). Without AVX2 every word goes hit by hit.
 inline constexpr int kSparseWordHits = 24;
 
-// The code the first pass runs: `best` is AVX-512 VBMI2 where the CPU has it (and not
-// under Valgrind, which hides it), else the baseline the library was compiled for.
+// The code the first pass runs: `best` is AVX-512 VBMI2 where avx512_vbmi2_allowed(),
+// else the baseline the library was compiled for.
 enum class ScanPath { best, baseline, avx512_vbmi2 };
 
-// Whether this CPU runs the AVX-512 VBMI2 path.
+// Whether this CPU runs the AVX-512 VBMI2 path (not under Valgrind, which hides it).
 bool avx512_vbmi2_supported();
+
+// The widest vectors the kernels pick by themselves, from the environment variable
+// VITALS_MAX_CPU_ISA (as oneDNN's ONEDNN_MAX_CPU_ISA): `avx2` keeps a CPU that has
+// AVX-512 on the AVX2 paths, which is how to measure here what a CPU without it runs;
+// `avx512`, empty or unset leave the choice to the CPU. Either case. Any other value
+// throws std::invalid_argument naming the variable and what it takes.
+enum class MaxCpuIsa { avx2, avx512 };
+MaxCpuIsa max_cpu_isa_from(const char* value);
+
+// Whether `best` and masked_select's dense pass run AVX-512: the CPU has it and
+// VITALS_MAX_CPU_ISA (read once) allows it. Throws as max_cpu_isa_from.
+bool avx512_vbmi2_allowed();
 
 // The non-zero elements of x[0, n) (NaN counts as non-zero, -0.0 as zero), found by the
 // first pass. Temporary memory, from the CPU allocator (so a memory profile shows it):

@@ -83,7 +83,7 @@ json context(const std::string& executable, const RunContext& run) {
     double load[3] = {0, 0, 0};
     const int loads = ::getloadavg(load, 3);
     const std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
-    return {
+    json document = {
         {"date", now_iso8601()},
         {"host_name", host},
         {"executable", executable},
@@ -100,6 +100,12 @@ json context(const std::string& executable, const RunContext& run) {
         {"vitals_schema_version", kResultsSchemaVersion},
         {"vitals_shard", run.shard},
     };
+    // A cap on the kernels' vector paths (kernels/src/nonzero_scan.hpp): the figures are
+    // those of the narrower paths, which whoever reads the file should know.
+    if (const char* cap = std::getenv("VITALS_MAX_CPU_ISA"); cap != nullptr && *cap != '\0') {
+        document["vitals_max_cpu_isa"] = std::string(cap);  // written with invalid UTF-8 replaced, as every string
+    }
+    return document;
 }
 
 double units_per_second(TimeUnit unit) {
