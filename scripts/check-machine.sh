@@ -19,10 +19,10 @@ trap 'rm -rf "$work"' EXIT
 rounds=3
 
 # likwid-bench's figure (bandwidth or FLOP/s, per second) for a kernel at a working set
-# in KiB: one run, whose figure is its mean over a second.
+# in bytes (likwid's kB are 1000 bytes): one run, whose figure is its mean over a second.
 likwid_once() {
-    local test=$1 kib=$2 what=$3
-    likwid-bench -t "$test" -w "S0:${kib}kB:1" 2>/dev/null | awk -v what="$what" '$0 ~ what {print $NF * 1e6; exit}'
+    local test=$1 bytes=$2 what=$3
+    likwid-bench -t "$test" -w "S0:${bytes}B:1" 2>/dev/null | awk -v what="$what" '$0 ~ what {print $NF * 1e6; exit}'
 }
 median() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
@@ -48,14 +48,14 @@ for round in $(seq "$rounds"); do
             # copies use non-temporal stores there): likwid's copy_mem does the same.
             [[ $level == memory && $ours_kernel == copy ]] && theirs=copy_mem$suffix
             jq -r ".bandwidth_one_core[] | select(.level == \"$level\") | .$ours_kernel" "$figures" >>"$work/ours.$level.$ours_kernel"
-            likwid_once "$theirs" $(( ws / 1024 )) "MByte/s" >>"$work/theirs.$level.$ours_kernel"
+            likwid_once "$theirs" "$ws" "MByte/s" >>"$work/theirs.$level.$ours_kernel"
         done
     done
     for precision in f64 f32; do
         test=peakflops$fma
         [[ $precision == f32 ]] && test=peakflops_sp$fma
         jq -r ".peak_flops.${precision}_one_core" "$figures" >>"$work/ours.peak.$precision"
-        likwid_once "$test" 16 "MFlops/s" >>"$work/theirs.peak.$precision"
+        likwid_once "$test" 16384 "MFlops/s" >>"$work/theirs.peak.$precision"
     done
     echo "round $round of $rounds done" >&2
 done
