@@ -59,7 +59,7 @@ enum class Kernel { read, copy, triad };
 // copy's two half a page apart, the triad's three a third of a page (whole cache lines).
 // Arrays a page multiple apart alias on every element: a store and a later load with the
 // same low 12 address bits look dependent to the core, which then waits (the L1 triad
-// moved between 450 and 520 GB/s from run to run, against likwid's steady 440).
+// moved between 450 and 520 GB/s from run to run).
 constexpr std::size_t kCopySourceSkew = 256;
 constexpr std::size_t kTriadSkew = 168;
 // The most bytes a pass reads or writes past `working_set`: each slice holds this much more.
