@@ -171,7 +171,9 @@ TEST(ProfiledOps, MaskIndicesIsTheLargestRegionBeforeAndShrinksAfter) {
     ASSERT_TRUE(before.count("MASK INDICES") && before.count("LINEAR PASS"));
     EXPECT_GT(before.at("MASK INDICES"), before.at("LINEAR PASS"));
     for (const auto& [name, us] : before) {
-        if (name != "MASK INDICES") EXPECT_LE(us, before.at("MASK INDICES")) << name << " is larger";
+        if (name != "MASK INDICES") {
+            EXPECT_LE(us, before.at("MASK INDICES")) << name << " is larger";
+        }
     }
     EXPECT_TRUE(after.count("nonzero"));
     EXPECT_LT(after.at("MASK INDICES"), before.at("MASK INDICES"));

@@ -119,8 +119,12 @@ TEST(ResultsJson, TimeUnitIsTheOneGoogleBenchmarkUsersWouldPick) {
         if (b.at("run_name") != "matmul/128x128/cpu-f32") continue;
         ++entries;
         EXPECT_EQ(b.at("time_unit"), "us") << b.at("name");
-        if (b.value("aggregate_name", "") == "median") EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), 250.0);
-        if (b.value("repetition_index", -1) == 0) EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), 100.0);
+        if (b.value("aggregate_name", "") == "median") {
+            EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), 250.0);
+        }
+        if (b.value("repetition_index", -1) == 0) {
+            EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), 100.0);
+        }
     }
     EXPECT_EQ(entries, 4 + 7);
     // And read back in seconds, whatever the unit.
@@ -196,7 +200,9 @@ TEST(ResultsJson, WorkBecomesRateCountersAndReadsBack) {
             EXPECT_DOUBLE_EQ(b.at("bytes_per_second").get<double>(), 1e6 / 2e-3);
             EXPECT_EQ(b.at("vitals_roofline").at("verdict"), "memory-bound (memory)");
         }
-        if (aggregate == "stddev" || aggregate == "cv") EXPECT_FALSE(b.contains("bytes_per_second")) << aggregate;
+        if (aggregate == "stddev" || aggregate == "cv") {
+            EXPECT_FALSE(b.contains("bytes_per_second")) << aggregate;
+        }
     }
     EXPECT_EQ(doc.at("context").at("vitals_machine").at("peak_f64_flops"), 50e9);
     const vitals::ResultsFile back = vitals::parse_results_file(text, "mem");

@@ -170,7 +170,11 @@ VITALS_COPY_LOOP(baseline, )
 VITALS_TRIAD_LOOP(baseline, )
 #if defined(__x86_64__)
 VITALS_COPY_LOOP(avx2, __attribute__((target("avx2,fma"))))
+#if defined(__clang__)  // Clang's spelling of "use the full 512 bits"
+VITALS_COPY_LOOP(avx512, __attribute__((target("avx512f,avx512bw,avx512vl"), min_vector_width(512))))
+#else
 VITALS_COPY_LOOP(avx512, __attribute__((target("avx512f,avx512bw,avx512vl,prefer-vector-width=512"))))
+#endif
 
 // Read bandwidth as likwid-bench's `load` kernel measures it: eight vector loads a round
 // into registers, and nothing done with them. A loop that sums what it loads is bound by

@@ -30,7 +30,7 @@ struct CUstream_st;  // cudaStream_t is CUstream_st*; this header never includes
 namespace vitals {
 
 namespace profiler {
-class Trace;
+struct Trace;
 }
 struct TimerProfileOptions;  // <vitals/timer_profile.hpp>
 
