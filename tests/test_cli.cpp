@@ -473,6 +473,38 @@ TEST_F(Cli, MaxCpuIsaCapsTheKernelsPaths) {
     EXPECT_NE(bad.err.find("set it to avx2"), std::string::npos) << bad.err;
 }
 
+// Under VITALS_MAX_CPU_ISA=avx2 the machine's probes run AVX2 too, so a roofline places
+// the capped kernels against the ceilings they can reach; those figures are cached apart
+// from the uncapped ones, and a bad value fails before anything is measured.
+TEST_F(Cli, MachineFiguresUnderTheCapAreMeasuredAndCachedApart) {
+    const std::string env = "VITALS_CACHE_DIR=" + (dir_ / "cache").string() + " ";
+    const std::string vitals = std::string(VITALS_BINARY_DIR) + "/bin/vitals ";
+    __builtin_cpu_init();
+    const std::string widest = __builtin_cpu_supports("avx512f") ? "avx512"
+                               : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? "avx2"
+                                                                                                 : "scalar";
+    const std::string under_cap = widest == "avx512" ? "avx2" : widest;
+    const CommandResult capped = run_vitals("list >/dev/null; " + env + "VITALS_MAX_CPU_ISA=avx2 " + vitals + "machine --json " +
+                                            (dir_ / "capped.json").string());
+    ASSERT_EQ(capped.exit_code, 0) << capped.err;
+    EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "capped.json")).at("vector_isa"), under_cap);
+    const CommandResult plain = run_vitals("list >/dev/null; " + env + vitals + "machine --json " + (dir_ / "plain.json").string());
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "plain.json")).at("vector_isa"), widest);
+    if (widest != under_cap) {
+        EXPECT_NE(plain.err.find("measuring L1 bandwidth, one core"), std::string::npos) << "the capped figures were taken:\n"
+                                                                                        << plain.err;
+    }
+    std::size_t cached = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir_ / "cache")) ++cached;
+    EXPECT_EQ(cached, widest != under_cap ? 2u : 1u);
+
+    const CommandResult bad = run_vitals("list >/dev/null; " + env + "VITALS_MAX_CPU_ISA=sse9 " + vitals + "machine --refresh");
+    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_NE(bad.err.find("VITALS_MAX_CPU_ISA='sse9'"), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.err.find("measuring"), std::string::npos) << bad.err;
+}
+
 // `vitals machine` measures once and caches; --roofline then places cases against it:
 // the matmul is compute-bound, relu (no flops) memory-bound, and the results file keeps
 // the machine's ceilings and each case's point.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nonzero_scan.hpp"
+#include "vitals/cpu_isa.hpp"
 
 namespace scan = vitals::kernels::nonzero_scan;
 
@@ -246,28 +247,10 @@ TEST(NonzeroScan, TheWidePathRunsOnlyWhereTheCpuHasIt) {
     EXPECT_THROW(scan::StagedHits(x.data(), 10, scan::ScanPath::avx512_vbmi2), std::logic_error);
 }
 
-// VITALS_MAX_CPU_ISA's values: avx2 caps the kernels' own choice, avx512 (or nothing)
-// leaves it to the CPU, and anything else is refused with a message that says what to set.
-TEST(NonzeroScan, MaxCpuIsaTakesAvx2OrAvx512) {
-    EXPECT_EQ(scan::max_cpu_isa_from(nullptr), scan::MaxCpuIsa::avx512);
-    EXPECT_EQ(scan::max_cpu_isa_from(""), scan::MaxCpuIsa::avx512);
-    EXPECT_EQ(scan::max_cpu_isa_from("avx2"), scan::MaxCpuIsa::avx2);
-    EXPECT_EQ(scan::max_cpu_isa_from("AVX2"), scan::MaxCpuIsa::avx2);
-    EXPECT_EQ(scan::max_cpu_isa_from("avx512"), scan::MaxCpuIsa::avx512);
-    EXPECT_EQ(scan::max_cpu_isa_from("Avx512"), scan::MaxCpuIsa::avx512);
-    for (const char* bad : {"sse4", "avx2 ", "avx-512", "avx512_core"}) {
-        try {
-            scan::max_cpu_isa_from(bad);
-            ADD_FAILURE() << "'" << bad << "' was taken";
-        } catch (const std::invalid_argument& e) {
-            const std::string what = e.what();
-            EXPECT_NE(what.find(std::string("VITALS_MAX_CPU_ISA='") + bad + "'"), std::string::npos) << what;
-            EXPECT_NE(what.find("set it to avx2"), std::string::npos) << what;
-        }
-    }
-    // What this process was started with decides the kernels' own choice, and never
-    // allows a path the CPU lacks.
+// VITALS_MAX_CPU_ISA (its values are checked in test_cpu_isa.cpp): what this process was
+// started with decides the kernels' own choice, and never allows a path the CPU lacks.
+TEST(NonzeroScan, MaxCpuIsaCapsTheKernelsChoice) {
     const char* set = std::getenv("VITALS_MAX_CPU_ISA");
-    const bool capped = scan::max_cpu_isa_from(set) == scan::MaxCpuIsa::avx2;
+    const bool capped = vitals::max_cpu_isa_from(set) == vitals::MaxCpuIsa::avx2;
     EXPECT_EQ(scan::avx512_vbmi2_allowed(), scan::avx512_vbmi2_supported() && !capped);
 }

@@ -15,6 +15,7 @@
 #include "nonzero_scan.hpp"
 
 #include "elementwise.hpp"
+#include "vitals/cpu_isa.hpp"
 #include "vitals/kernels/allocator.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -35,10 +36,7 @@
 #endif
 #include <algorithm>
 #include <bit>
-#include <cctype>
-#include <cstdlib>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 
 namespace vitals::kernels::nonzero_scan {
@@ -368,23 +366,7 @@ void StagedHits::write_indices(std::int64_t* out) const {
     });
 }
 
-MaxCpuIsa max_cpu_isa_from(const char* value) {
-    if (value == nullptr || *value == '\0') return MaxCpuIsa::avx512;
-    std::string lower(value);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == "avx2") return MaxCpuIsa::avx2;
-    if (lower == "avx512") return MaxCpuIsa::avx512;
-    throw std::invalid_argument("VITALS_MAX_CPU_ISA='" + std::string(value) +
-                                "' is not an instruction set the kernels know: set it to avx2 (to run the AVX2 paths on a "
-                                "CPU with AVX-512) or avx512, or unset it");
-}
-
-bool avx512_vbmi2_allowed() {
-    // Read once, as the CPU check: a run measures one path throughout. A bad value is
-    // not cached, so every call reports it.
-    static const bool allowed = max_cpu_isa_from(std::getenv("VITALS_MAX_CPU_ISA")) == MaxCpuIsa::avx512;
-    return allowed && avx512_vbmi2_supported();
-}
+bool avx512_vbmi2_allowed() { return max_cpu_isa() == MaxCpuIsa::avx512 && avx512_vbmi2_supported(); }
 
 bool avx512_vbmi2_supported() {
 #if defined(VITALS_SCAN_AVX512)

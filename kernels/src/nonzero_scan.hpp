@@ -28,16 +28,8 @@ enum class ScanPath { best, baseline, avx512_vbmi2 };
 // Whether this CPU runs the AVX-512 VBMI2 path (not under Valgrind, which hides it).
 bool avx512_vbmi2_supported();
 
-// The widest vectors the kernels pick by themselves, from the environment variable
-// VITALS_MAX_CPU_ISA (as oneDNN's ONEDNN_MAX_CPU_ISA): `avx2` keeps a CPU that has
-// AVX-512 on the AVX2 paths, which is how to measure here what a CPU without it runs;
-// `avx512`, empty or unset leave the choice to the CPU. Either case. Any other value
-// throws std::invalid_argument naming the variable and what it takes.
-enum class MaxCpuIsa { avx2, avx512 };
-MaxCpuIsa max_cpu_isa_from(const char* value);
-
 // Whether `best` and masked_select's dense pass run AVX-512: the CPU has it and
-// VITALS_MAX_CPU_ISA (read once) allows it. Throws as max_cpu_isa_from.
+// VITALS_MAX_CPU_ISA (vitals/cpu_isa.hpp) allows it. Throws as vitals::max_cpu_isa.
 bool avx512_vbmi2_allowed();
 
 // The non-zero elements of x[0, n) (NaN counts as non-zero, -0.0 as zero), found by the

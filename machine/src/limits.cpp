@@ -169,8 +169,10 @@ std::filesystem::path cache_file(const Identity& id) {
     } else {
         dir = std::filesystem::temp_directory_path() / "vitals";
     }
-    // The model name in the key: a machine image moved to another CPU measures anew.
-    const std::size_t model_hash = std::hash<std::string>{}(id.cpu_model + "/" + std::to_string(id.cores));
+    // The model name in the key: a machine image moved to another CPU measures anew. The
+    // vector width too: figures measured under VITALS_MAX_CPU_ISA=avx2 are kept apart.
+    const std::size_t model_hash =
+        std::hash<std::string>{}(id.cpu_model + "/" + std::to_string(id.cores) + "/" + id.vector_isa);
     return dir / fmt::format("machine-{}-{}-{:08x}.json", slug(id.host), slug(id.cpu_model), model_hash & 0xffffffffu);
 }
 
@@ -180,7 +182,10 @@ std::optional<Limits> load_cached(const Identity& id) {
     if (!in) return std::nullopt;
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     Limits cached = from_json(text, path.string());
-    if (cached.identity.cpu_model != id.cpu_model || cached.identity.cores != id.cores) return std::nullopt;
+    if (cached.identity.cpu_model != id.cpu_model || cached.identity.cores != id.cores ||
+        cached.identity.vector_isa != id.vector_isa) {
+        return std::nullopt;
+    }
     return cached;
 }
 

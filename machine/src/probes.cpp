@@ -1,9 +1,12 @@
 // The measuring loops. Streaming kernels are plain loops the compiler vectorises, built
-// three times (AVX-512, AVX2, baseline) and picked at run time for this CPU (by a plain
-// check, not an ifunc: ifunc resolvers run before a sanitizer's runtime is ready). FMA
+// three times (AVX-512, AVX2, baseline) and picked at run time, as the FMA chains are:
+// the widest this CPU runs, capped by VITALS_MAX_CPU_ISA (by a plain check, not an
+// ifunc: ifunc resolvers run before a sanitizer's runtime is ready). FMA
 // chains are written with intrinsics: 12 independent accumulators hide the FMA latency
 // on two FMA units (4 cycles x 2 units = 8 in flight at least).
 #include "probes.hpp"
+
+#include "vitals/cpu_isa.hpp"
 
 #include <cstring>
 
@@ -103,25 +106,33 @@ T chains_scalar(std::int64_t iterations) {
 
 }  // namespace
 
-const char* vector_isa() { return has_avx512() ? "avx512" : has_avx2() ? "avx2" : "scalar"; }
+const char* vector_isa() {
+    switch (widest_isa()) {
+        case Isa::avx512: return "avx512";
+        case Isa::avx2: return "avx2";
+        case Isa::baseline: break;
+    }
+    return "scalar";
+}
 
 double fma_flops_per_iteration(bool f64) {
-    const int lanes = has_avx512() ? 64 / (f64 ? 8 : 4) : has_avx2() ? 32 / (f64 ? 8 : 4) : 1;
+    const int bytes = widest_isa() == Isa::avx512 ? 64 : widest_isa() == Isa::avx2 ? 32 : 0;
+    const int lanes = bytes == 0 ? 1 : bytes / (f64 ? 8 : 4);
     return 2.0 * kChains * lanes;
 }
 
 float fma_chain_f32(std::int64_t iterations) {
 #if defined(__x86_64__)
-    if (has_avx512()) return chains_avx512_f32(iterations);
-    if (has_avx2()) return chains_avx2_f32(iterations);
+    if (widest_isa() == Isa::avx512) return chains_avx512_f32(iterations);
+    if (widest_isa() == Isa::avx2) return chains_avx2_f32(iterations);
 #endif
     return chains_scalar<float>(iterations);
 }
 
 double fma_chain_f64(std::int64_t iterations) {
 #if defined(__x86_64__)
-    if (has_avx512()) return chains_avx512_f64(iterations);
-    if (has_avx2()) return chains_avx2_f64(iterations);
+    if (widest_isa() == Isa::avx512) return chains_avx512_f64(iterations);
+    if (widest_isa() == Isa::avx2) return chains_avx2_f64(iterations);
 #endif
     return chains_scalar<double>(iterations);
 }
@@ -233,7 +244,10 @@ VITALS_UNROLLED_TRIAD(avx2, __attribute__((target("avx2,fma"))), __m256d, _mm256
 }  // namespace
 
 Isa widest_isa() {
-    static const Isa found = has_avx512() ? Isa::avx512 : has_avx2() ? Isa::avx2 : Isa::baseline;
+    // Throws on a bad VITALS_MAX_CPU_ISA, before anything is measured.
+    static const Isa found = has_avx512() && max_cpu_isa() == MaxCpuIsa::avx512 ? Isa::avx512
+                             : has_avx2()                                        ? Isa::avx2
+                                                                                 : Isa::baseline;
     return found;
 }
 

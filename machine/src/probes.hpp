@@ -1,5 +1,6 @@
 // The measuring loops: streaming kernels over buffers and FMA chains, each built for
-// the widest vector unit the CPU has (chosen at run time). Internal.
+// the widest vector unit the CPU has, or the VITALS_MAX_CPU_ISA cap (vitals/cpu_isa.hpp)
+// below it, as the kernels are: chosen at run time. Internal.
 #pragma once
 
 #include <cstddef>
@@ -11,10 +12,10 @@ namespace vitals::machine::detail {
 const char* vector_isa();
 
 // The vector widths the streaming kernels are built for. The measurement runs the widest
-// this CPU has; the tests run every one it has, so an AVX-512 machine checks the AVX2
-// loops too.
+// this CPU has (capped); the tests run every one it has, so an AVX-512 machine checks the
+// AVX2 loops too.
 enum class Isa { baseline, avx2, avx512 };
-Isa widest_isa();
+Isa widest_isa();  // throws std::invalid_argument on a bad VITALS_MAX_CPU_ISA
 bool runs(Isa isa);  // whether this CPU runs the loops built for `isa`
 
 // Streaming kernels over n elements, built for `isa` (which this CPU must run). The read

@@ -27,7 +27,7 @@ struct Identity {
     std::string cpu_model;
     int cores = 1;                  // online CPUs this process may run on
     std::vector<CacheLevel> caches; // L1, L2, L3 as present
-    std::string vector_isa;         // the widest vector unit used: "avx512", "avx2" or "scalar"
+    std::string vector_isa;         // the widest vector unit used: "avx512", "avx2" or "scalar" (VITALS_MAX_CPU_ISA caps it)
 };
 Identity identify();
 
