@@ -116,8 +116,13 @@ const char* vector_isa() {
 }
 
 double fma_flops_per_iteration(bool f64) {
-    const int bytes = widest_isa() == Isa::avx512 ? 64 : widest_isa() == Isa::avx2 ? 32 : 0;
-    const int lanes = bytes == 0 ? 1 : bytes / (f64 ? 8 : 4);
+    const int element_bytes = f64 ? 8 : 4;
+    int lanes = 1;
+    switch (widest_isa()) {
+        case Isa::avx512: lanes = 64 / element_bytes; break;
+        case Isa::avx2: lanes = 32 / element_bytes; break;
+        case Isa::baseline: break;
+    }
     return 2.0 * kChains * lanes;
 }
 
