@@ -41,13 +41,12 @@ for round in $(seq "$rounds"); do
     esac
     for level in $(jq -r '.bandwidth_one_core[].level' "$figures"); do
         ws=$(jq -r ".bandwidth_one_core[] | select(.level == \"$level\") | .working_set" "$figures")
-        for pair in "read:load" "copy:copy" "triad:stream"; do
+        # Our triad is one FMA per vector (a load folded in), as likwid's stream*_fma;
+        # its plain stream kernels multiply and add apart, four instructions more a
+        # round, which at L1 is 15% slower (336 against 392 GB/s here).
+        for pair in "read:load$suffix" "copy:copy$suffix" "triad:stream$fma"; do
             ours_kernel=${pair%%:*}
-            theirs=${pair##*:}$suffix
-            # Our triad is one FMA per vector (a load folded in), as likwid's stream*_fma;
-            # its plain stream kernels multiply and add apart, four instructions more a
-            # round, which at L1 is 15% slower (336 against 392 GB/s here).
-            [[ $ours_kernel == triad && -n $fma ]] && theirs=stream$fma
+            theirs=${pair##*:}
             # From memory, a large copy streams past the caches (glibc's and the compiler's
             # copies use non-temporal stores there): likwid's copy_mem does the same.
             [[ $level == memory && $ours_kernel == copy ]] && theirs=copy_mem$suffix
