@@ -6,6 +6,7 @@
 //     (bytes moved = bytes read + bytes written; the faster of memcpy and a plain vector
 //     copy; the ratio is printed at the end, of the medians when run with
 //     --benchmark_repetitions=N, and refused where the yardstick is doubted);
+//   - the nonzero cases again on two intra-op threads, against the same copies;
 //   - MASK INDICES before against after.
 // Device variants time with CUDA events (UseManualTime) and skip without a GPU.
 #include <benchmark/benchmark.h>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <thread>
 #include <vitals/threads.hpp>
 #include <vitals/kernels/kernels.hpp>
 #include <vitals/vitals.hpp>
@@ -195,6 +197,30 @@ void BM_MaskedSelect(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + x.nbytes() + written));
 }
 
+// The 1M cases on two intra-op threads (a Timer's num_threads = 2), which share the
+// scan's blocks. Skipped on a one-core machine, where two threads only take turns.
+constexpr int kSharedThreads = 2;
+bool skip_without_cores(benchmark::State& state) {
+    if (std::thread::hardware_concurrency() >= static_cast<unsigned>(kSharedThreads)) return false;
+    state.SkipWithError("skipped: this machine has one core");
+    return true;
+}
+void BM_NonzeroTwoThreads(benchmark::State& state) {
+    if (skip_without_cores(state)) return;
+    const vitals::ThreadCountScope threads(kSharedThreads);
+    time_nonzero(state, {kSizes[0]});
+}
+void BM_Nonzero2DTwoThreads(benchmark::State& state) {
+    if (skip_without_cores(state)) return;
+    const vitals::ThreadCountScope threads(kSharedThreads);
+    time_nonzero(state, {kSide, kSide});
+}
+void BM_MaskedSelectTwoThreads(benchmark::State& state) {
+    if (skip_without_cores(state)) return;
+    const vitals::ThreadCountScope threads(kSharedThreads);
+    BM_MaskedSelect(state);
+}
+
 // Bytes moved by each op above, so memcpy is measured on the same amount.
 constexpr std::int64_t kReluBytes = 2 * 32 * 1024 * 4;
 constexpr std::int64_t mask_bytes(DType mask_dtype, std::int64_t n) {
@@ -217,6 +243,9 @@ BENCHMARK(BM_Nonzero)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, 
 BENCHMARK(BM_NonzeroBaseline)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0]}});
 BENCHMARK(BM_Nonzero2D)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
 BENCHMARK(BM_MaskedSelect)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
+BENCHMARK(BM_NonzeroTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
+BENCHMARK(BM_Nonzero2DTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
+BENCHMARK(BM_MaskedSelectTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
 // The byte counts the ops above move, each measured by both yardsticks.
 std::set<std::int64_t> yardstick_sizes() {
     std::set<std::int64_t> sizes{kReluBytes};  // a bool mask and nonzero at 50% move the same bytes
@@ -329,6 +358,18 @@ public:
         }
         for (const std::int64_t percent : kNonzeroPercents) {
             bandwidth_ratio(fmt::format("BM_MaskedSelect/{}", percent), masked_select_bytes(percent), yardsticks);
+        }
+        fmt::print("\nthe same 1M cases on {} intra-op threads, against the same one-thread copy (how far the threads\n"
+                   "take the op, not a ratio to what the cores copy together):\n",
+                   kSharedThreads);
+        for (const std::int64_t percent : kNonzeroPercents) {
+            bandwidth_ratio(fmt::format("BM_NonzeroTwoThreads/{}", percent), nonzero_bytes(percent, kSizes[0]), yardsticks);
+        }
+        for (const std::int64_t percent : kNonzeroPercents) {
+            bandwidth_ratio(fmt::format("BM_Nonzero2DTwoThreads/{}", percent), nonzero_2d_bytes(percent), yardsticks);
+        }
+        for (const std::int64_t percent : kNonzeroPercents) {
+            bandwidth_ratio(fmt::format("BM_MaskedSelectTwoThreads/{}", percent), masked_select_bytes(percent), yardsticks);
         }
         fmt::print("\nthe yardsticks, GB/s (memcpy / vector copy):\n");
         for (const auto& [bytes, best] : yardsticks) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include <vitals/kernels/kernels.hpp>
+#include <vitals/threads.hpp>
 
 #include "vitals/cuda_support.hpp"
 #include "sanitizers.hpp"
@@ -346,8 +347,8 @@ TEST(Nonzero, RandomMasksOfEveryDtypeMatchAScan) {
 TEST(Nonzero, CoordinatesOfEveryRankMatchDivision) {
     // Ranks 2-4 go a row at a time; rank 5 divides. Sparse masks jump several rows at
     // once (or leave whole blocks empty), extents of 1 step a row at every hit, and rows
-    // straddle the blocks of staged positions (65536 elements), which hand the current
-    // row on from one to the next.
+    // straddle the blocks of staged positions (65536 elements), each of which finds its
+    // first row anew.
     const std::vector<k::Shape> shapes = {{3000, 7},         {7, 3000},      {1, 5000},       {5000, 1},
                                           {40, 1, 130},      {9, 11, 13, 17}, {3, 4, 5, 6, 7}, {3, 40000},
                                           {2, 300, 250},     {140000, 1},     {2, 2, 3, 20000}};
@@ -418,6 +419,35 @@ TEST(MaskedSelect, EveryDensityValueAndMaskDtypeAcrossBlocks) {
                 EXPECT_EQ(as_doubles(selected), expected)
                     << k::dtype_name(value_dtype) << " by " << k::dtype_name(mask.dtype()) << " mask, x > " << threshold;
             }
+        }
+    }
+}
+
+TEST(Nonzero, TwoIntraOpThreadsWriteWhatOneWrites) {
+#if defined(VITALS_TEST_TSAN)
+    GTEST_SKIP() << VITALS_TSAN_SKIPS_OPENMP;
+#endif
+    // Enough blocks of 65536 elements to share between threads; rows that straddle the
+    // blocks (a thread's first block starts inside a row), and masked_select's gather
+    // (sparse) and compress (dense, on AVX-512) a block at a time.
+    const auto on_threads = [](int threads, auto&& op) {
+        const vitals::ThreadCountScope scope(threads);
+        return op();
+    };
+    for (const k::Shape& shape : {k::Shape{600001}, k::Shape{3, 100003}, k::Shape{7, 5, 11, 1009}}) {
+        for (const double threshold : {1.5, 0.0, -3.0}) {  // about 7%, 50%, all hits
+            const Tensor x = Tensor::randn(shape, DType::f32, Device::cpu, 9);
+            const Tensor mask = k::gt(x, threshold);
+            const auto nonzero_of = [&] { return k::nonzero(mask).to_vector<std::int64_t>(); };
+            const std::vector<std::int64_t> one = on_threads(1, nonzero_of);
+            EXPECT_EQ(on_threads(2, nonzero_of), one) << "rank " << shape.size() << ", x > " << threshold;
+            const auto selected_of = [&] { return values<float>(k::masked_select(x, mask)); };
+            const std::vector<double> selected = on_threads(1, selected_of);
+            EXPECT_EQ(on_threads(2, selected_of), selected) << "masked_select, rank " << shape.size() << ", x > " << threshold;
+            std::int64_t hits = 0;
+            for (const double v : values<float>(x)) hits += v > threshold;
+            EXPECT_EQ(static_cast<std::int64_t>(one.size()), hits * static_cast<std::int64_t>(shape.size()));
+            EXPECT_EQ(static_cast<std::int64_t>(selected.size()), hits);
         }
     }
 }

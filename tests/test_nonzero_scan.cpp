@@ -1,8 +1,10 @@
 // The CPU nonzero scan on its own: every density and length against a plain loop, both
 // of its passes, blocks of staged positions, the switch between sparse and dense words,
-// and never a write past the output it is given.
+// never a write past the output it is given, and its blocks on several threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -11,10 +13,13 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nonzero_scan.hpp"
+#include "sanitizers.hpp"
 #include "vitals/cpu_isa.hpp"
+#include "vitals/threads.hpp"
 
 namespace scan = vitals::kernels::nonzero_scan;
 
@@ -70,15 +75,25 @@ void expect_scan_matches(const Values<T>& x, const std::string& what) {
         for (std::size_t i = expected.size(); i < out.size(); ++i) {
             ASSERT_EQ(out[i], kSentinel) << where << ": wrote past the output at entry " << i;
         }
-        std::vector<std::int64_t> from_blocks;
-        std::int64_t previous_start = -1;
-        staged.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
-            EXPECT_EQ(start % scan::kBlock, 0) << where;
-            EXPECT_GT(start, previous_start) << where;
-            EXPECT_GT(count, 0) << where << ": a block without hits was handed over";
-            previous_start = start;
-            for (std::int64_t i = 0; i < count; ++i) from_blocks.push_back(start + positions[i]);
+        // Blocks may be handed over on several threads at once: each fills its own slot.
+        const std::int64_t blocks = (n + scan::kBlock - 1) / scan::kBlock;
+        std::vector<std::vector<std::int64_t>> per_block(static_cast<std::size_t>(blocks));
+        std::vector<std::int64_t> firsts(static_cast<std::size_t>(blocks), -1);
+        staged.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t first) {
+            ASSERT_EQ(start % scan::kBlock, 0) << where;
+            ASSERT_LT(start, n) << where;
+            const auto block = static_cast<std::size_t>(start / scan::kBlock);
+            firsts[block] = first;
+            for (std::int64_t i = 0; i < count; ++i) per_block[block].push_back(start + positions[i]);
         });
+        std::vector<std::int64_t> from_blocks;
+        for (std::size_t block = 0; block < per_block.size(); ++block) {
+            EXPECT_EQ(firsts[block], static_cast<std::int64_t>(from_blocks.size())) << where << ": block " << block;
+            for (const std::int64_t hit : per_block[block]) {
+                EXPECT_EQ(hit / scan::kBlock, static_cast<std::int64_t>(block)) << where << ": a hit outside its block";
+                from_blocks.push_back(hit);
+            }
+        }
         EXPECT_EQ(from_blocks, expected) << where;
     }
 }
@@ -253,4 +268,78 @@ TEST(NonzeroScan, MaxCpuIsaCapsTheKernelsChoice) {
     const char* set = std::getenv("VITALS_MAX_CPU_ISA");
     const bool capped = vitals::max_cpu_isa_from(set) == vitals::MaxCpuIsa::avx2;
     EXPECT_EQ(scan::avx512_vbmi2_allowed(), scan::avx512_vbmi2_supported() && !capped);
+}
+
+namespace {
+
+// The threads for_each_block_index ran each of `blocks` blocks on.
+std::vector<std::thread::id> threads_of_blocks(std::int64_t blocks) {
+    std::vector<std::thread::id> ran_on(static_cast<std::size_t>(blocks));
+    scan::for_each_block_index(blocks, [&](std::int64_t block) {
+        // Long enough that one thread cannot take every block before the other starts.
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        ran_on[static_cast<std::size_t>(block)] = std::this_thread::get_id();
+    });
+    return ran_on;
+}
+
+std::size_t distinct(std::vector<std::thread::id> ids) {
+    std::sort(ids.begin(), ids.end());
+    return static_cast<std::size_t>(std::unique(ids.begin(), ids.end()) - ids.begin());
+}
+
+}  // namespace
+
+TEST(NonzeroScan, BlocksShareTheIntraOpThreads) {
+#if defined(VITALS_TEST_TSAN)
+    GTEST_SKIP() << VITALS_TSAN_SKIPS_OPENMP;
+#endif
+    const std::thread::id caller = std::this_thread::get_id();
+    {
+        const vitals::ThreadCountScope two(2);
+        EXPECT_EQ(distinct(threads_of_blocks(8)), 2u) << "8 blocks on 2 intra-op threads";
+        const std::vector<std::thread::id> few = threads_of_blocks(scan::kParallelBlocks - 1);
+        EXPECT_EQ(distinct(few), 1u) << "fewer blocks than kParallelBlocks stay on the caller";
+        EXPECT_EQ(few.front(), caller);
+    }
+    const vitals::ThreadCountScope one(1);
+    const std::vector<std::thread::id> alone = threads_of_blocks(8);
+    EXPECT_EQ(distinct(alone), 1u);
+    EXPECT_EQ(alone.front(), caller);
+}
+
+TEST(NonzeroScan, AThrowingBlockIsRethrownAfterTheOthersRan) {
+#if defined(VITALS_TEST_TSAN)
+    GTEST_SKIP() << VITALS_TSAN_SKIPS_OPENMP;
+#endif
+    for (const int threads : {1, 2}) {
+        const vitals::ThreadCountScope scope(threads);
+        std::vector<int> ran(16, 0);
+        try {
+            scan::for_each_block_index(16, [&](std::int64_t block) {
+                if (block == 5 || block == 11) throw std::runtime_error("block " + std::to_string(block));
+                ran[static_cast<std::size_t>(block)] = 1;
+            });
+            ADD_FAILURE() << "nothing was thrown on " << threads << " thread(s)";
+        } catch (const std::runtime_error& e) {
+            const std::string what = e.what();
+            EXPECT_TRUE(what == "block 5" || what == "block 11") << what;
+        }
+        for (std::size_t block = 0; block < ran.size(); ++block) {
+            EXPECT_EQ(ran[block], block == 5 || block == 11 ? 0 : 1) << "block " << block << " on " << threads << " thread(s)";
+        }
+    }
+}
+
+TEST(NonzeroScan, TwoThreadsStageAndWriteWhatOneWould) {
+#if defined(VITALS_TEST_TSAN)
+    GTEST_SKIP() << VITALS_TSAN_SKIPS_OPENMP;
+#endif
+    // Enough blocks to share, a partial last one, hits on both sides of every edge.
+    const vitals::ThreadCountScope two(2);
+    const std::int64_t n = 6 * scan::kBlock + 333;
+    for (const double density : {0.001, 0.1, 0.5, 1.0}) {
+        expect_scan_matches(random_mask<bool>(n, density, 11), "bool on two threads, density=" + std::to_string(density));
+        expect_scan_matches(random_mask<float>(n, density, 12), "float on two threads, density=" + std::to_string(density));
+    }
 }

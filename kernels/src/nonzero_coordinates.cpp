@@ -140,10 +140,11 @@ private:
 
 void write_coordinates(const StagedHits& hits, const Shape& shape, std::int64_t* out) {
     const auto dims = static_cast<std::int64_t>(shape.size());
-    AscendingUnravel unravel(shape);
-    hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count) {
-        unravel.write(start, positions, count, out);
-        out += count * dims;
+    // Each block (on a thread of its own, perhaps) finds its first row anew: one division.
+    hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t first) {
+        if (count == 0) return;
+        AscendingUnravel unravel(shape);
+        unravel.write(start, positions, count, out + first * dims);
     });
 }
 

@@ -11,7 +11,8 @@
 //   advancing by the byte's popcount.
 // - The second pass is a plain widening copy, 16 to 64 bits plus the block's start.
 // Each word's staging may write up to kStagingSlack positions past its last hit, which
-// the next word overwrites; the scratch holds that much past the last element.
+// the next word overwrites; each block's region holds that much past its last element.
+// - Both passes go block by block, the blocks shared among the intra-op threads.
 #include "nonzero_scan.hpp"
 
 #include "elementwise.hpp"
@@ -36,6 +37,8 @@
 #endif
 #include <algorithm>
 #include <bit>
+#include <omp.h>
+#include <exception>
 #include <stdexcept>
 #include <type_traits>
 
@@ -43,9 +46,6 @@ namespace vitals::kernels::nonzero_scan {
 namespace {
 
 constexpr std::int64_t kWord = 64;  // elements per word of hit bits
-// The most positions a word's staging writes past its last hit (which the next word
-// overwrites): AVX-512 stores 32 at a time, a baseline word up to 8 past its last hit.
-constexpr std::int64_t kStagingSlack = 32;
 
 // Hit bits of len <= kWord elements, one at a time: the last, partial word, and every
 // word where the build has no vector code.
@@ -171,21 +171,18 @@ void stage_word(std::uint64_t bits, int hits, unsigned offset, std::uint16_t* ou
     stage_sparse(bits, hits, offset, out);
 }
 
-// The first pass of the baseline: each block's words, staged one after another.
+// The first pass of the baseline over one block of len <= kBlock elements: its words
+// staged one after another. Returns the block's hits. Not inlined into the caller's
+// per-block closure, which left the loop short of registers (10% slower).
 template <class T>
-std::int64_t stage_baseline(const T* x, std::int64_t n, std::uint16_t* positions, std::int64_t* block_hits) {
+[[gnu::noinline]] std::int64_t stage_block_baseline(const T* x, std::int64_t len, std::uint16_t* positions) {
     std::int64_t staged = 0;
-    for (std::int64_t start = 0, block = 0; start < n; start += kBlock, ++block) {
-        const std::int64_t end = std::min(n, start + kBlock);
-        const std::int64_t before = staged;
-        for (std::int64_t i = start; i < end; i += kWord) {
-            const std::int64_t len = std::min(kWord, end - i);
-            const std::uint64_t bits = len == kWord ? hit_bits(x + i) : partial_hit_bits(x + i, len);
-            const int hits = std::popcount(bits);
-            stage_word(bits, hits, static_cast<unsigned>(i - start), positions + staged);
-            staged += hits;
-        }
-        block_hits[block] = staged - before;
+    for (std::int64_t i = 0; i < len; i += kWord) {
+        const std::int64_t word_len = std::min(kWord, len - i);
+        const std::uint64_t bits = word_len == kWord ? hit_bits(x + i) : partial_hit_bits(x + i, word_len);
+        const int hits = std::popcount(bits);
+        stage_word(bits, hits, static_cast<unsigned>(i), positions + staged);
+        staged += hits;
     }
     return staged;
 }
@@ -234,42 +231,37 @@ VITALS_AVX512_TARGET inline void stage_packed(__m512i packed, int hits, unsigned
     }
 }
 
-// The first pass on AVX-512 VBMI2. Four words at a time: their loads and compresses are
-// issued before the stores, whose addresses wait on the hit counts (1M bool at 10%:
-// 31 us one word at a time, 22 us four at a time).
+// The first pass on AVX-512 VBMI2 over one block of len <= kBlock elements. Four words
+// at a time: their loads and compresses are issued before the stores, whose addresses
+// wait on the hit counts (1M bool at 10%: 31 us one word at a time, 22 us four at a time).
 template <class T>
-VITALS_AVX512_TARGET std::int64_t stage_avx512(const T* x, std::int64_t n, std::uint16_t* positions, std::int64_t* block_hits) {
+VITALS_AVX512_TARGET std::int64_t stage_block_avx512(const T* x, std::int64_t len, std::uint16_t* positions) {
     constexpr int kWords = 4;
     const __m512i byte_positions = _mm512_load_si512(kBytePositions);
     std::int64_t staged = 0;
-    for (std::int64_t start = 0, block = 0; start < n; start += kBlock, ++block) {
-        const std::int64_t end = std::min(n, start + kBlock);
-        const std::int64_t before = staged;
-        std::int64_t i = start;
-        for (; i + kWords * kWord <= end; i += kWords * kWord) {
-            std::uint64_t bits[kWords];
-            __m512i packed[kWords];
+    std::int64_t i = 0;
+    for (; i + kWords * kWord <= len; i += kWords * kWord) {
+        std::uint64_t bits[kWords];
+        __m512i packed[kWords];
 #pragma GCC unroll 4
-            for (int w = 0; w < kWords; ++w) {
-                bits[w] = hit_bits_avx512(x + i + w * kWord);
-                packed[w] = _mm512_maskz_compress_epi8(_cvtu64_mask64(bits[w]), byte_positions);
-            }
-#pragma GCC unroll 4
-            for (int w = 0; w < kWords; ++w) {
-                const int hits = std::popcount(bits[w]);
-                stage_packed(packed[w], hits, static_cast<unsigned>(i - start + w * kWord), positions + staged);
-                staged += hits;
-            }
+        for (int w = 0; w < kWords; ++w) {
+            bits[w] = hit_bits_avx512(x + i + w * kWord);
+            packed[w] = _mm512_maskz_compress_epi8(_cvtu64_mask64(bits[w]), byte_positions);
         }
-        for (; i < end; i += kWord) {
-            const std::int64_t len = std::min(kWord, end - i);
-            const std::uint64_t bits = len == kWord ? hit_bits_avx512(x + i) : partial_hit_bits(x + i, len);
-            const int hits = std::popcount(bits);
-            stage_packed(_mm512_maskz_compress_epi8(_cvtu64_mask64(bits), byte_positions), hits,
-                         static_cast<unsigned>(i - start), positions + staged);
+#pragma GCC unroll 4
+        for (int w = 0; w < kWords; ++w) {
+            const int hits = std::popcount(bits[w]);
+            stage_packed(packed[w], hits, static_cast<unsigned>(i + w * kWord), positions + staged);
             staged += hits;
         }
-        block_hits[block] = staged - before;
+    }
+    for (; i < len; i += kWord) {
+        const std::int64_t word_len = std::min(kWord, len - i);
+        const std::uint64_t bits = word_len == kWord ? hit_bits_avx512(x + i) : partial_hit_bits(x + i, word_len);
+        const int hits = std::popcount(bits);
+        stage_packed(_mm512_maskz_compress_epi8(_cvtu64_mask64(bits), byte_positions), hits, static_cast<unsigned>(i),
+                     positions + staged);
+        staged += hits;
     }
     return staged;
 }
@@ -341,29 +333,65 @@ StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path) {
         throw std::logic_error("nonzero_scan: this CPU does not run AVX-512 VBMI2");
     }
     blocks_ = (n + kBlock - 1) / kBlock;
-    // The block counts first (8-byte aligned), then the positions with their slack.
-    scratch_bytes_ = static_cast<std::size_t>(blocks_) * sizeof(std::int64_t) +
-                     static_cast<std::size_t>(n + kStagingSlack) * sizeof(std::uint16_t);
+    // The block counts and the hits before each first (8-byte aligned), then the blocks'
+    // regions of positions (the last one as long as its block, with its slack).
+    const std::int64_t region_positions =
+        blocks_ == 0 ? 0 : (blocks_ - 1) * kBlockRegion + (n - (blocks_ - 1) * kBlock) + kStagingSlack;
+    scratch_bytes_ = static_cast<std::size_t>(2 * blocks_) * sizeof(std::int64_t) +
+                     static_cast<std::size_t>(region_positions) * sizeof(std::uint16_t);
     scratch_ = detail::allocate(Device::cpu, scratch_bytes_);
     block_hits_ = static_cast<std::int64_t*>(scratch_);
-    positions_ = reinterpret_cast<std::uint16_t*>(block_hits_ + blocks_);
+    block_first_ = block_hits_ + blocks_;
+    positions_ = reinterpret_cast<std::uint16_t*>(block_first_ + blocks_);
+    const bool wide = path == ScanPath::avx512_vbmi2;
+    for_each_block_index(blocks_, [&](std::int64_t block) {
+        const std::int64_t start = block * kBlock;
+        const std::int64_t len = std::min(kBlock, n - start);
 #if defined(VITALS_SCAN_AVX512)
-    if (path == ScanPath::avx512_vbmi2) {
-        count_ = stage_avx512(x, n, positions_, block_hits_);
-        return;
-    }
+        if (wide) {
+            block_hits_[block] = stage_block_avx512(x + start, len, block_positions(block));
+            return;
+        }
 #endif
-    count_ = stage_baseline(x, n, positions_, block_hits_);
+        (void)wide;
+        block_hits_[block] = stage_block_baseline(x + start, len, block_positions(block));
+    });
+    for (std::int64_t block = 0; block < blocks_; ++block) {
+        block_first_[block] = count_;
+        count_ += block_hits_[block];
+    }
 }
 
 StagedHits::~StagedHits() { detail::deallocate(Device::cpu, scratch_, scratch_bytes_); }
 
 void StagedHits::write_indices(std::int64_t* out) const {
     // A loop the compiler vectorises: 16-bit loads widened to 64-bit stores.
-    for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t hits) {
-        for (std::int64_t j = 0; j < hits; ++j) out[j] = start + positions[j];
-        out += hits;
+    for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t hits, std::int64_t first) {
+        std::int64_t* block_out = out + first;
+        for (std::int64_t j = 0; j < hits; ++j) block_out[j] = start + positions[j];
     });
+}
+
+void for_each_block_index(std::int64_t blocks, const std::function<void(std::int64_t)>& fn) {
+    // An exception must not leave an OpenMP region: the first is kept, and the other
+    // blocks still run (they write only their own), on one thread as on several.
+    std::exception_ptr failure;
+    const auto run = [&](std::int64_t block) {
+        try {
+            fn(block);
+        } catch (...) {
+#pragma omp critical(vitals_nonzero_scan_failure)
+            if (!failure) failure = std::current_exception();
+        }
+    };
+    // One thread (a Timer's default num_threads): no parallel region to open.
+    if (blocks < kParallelBlocks || omp_get_max_threads() == 1) {
+        for (std::int64_t block = 0; block < blocks; ++block) run(block);
+    } else {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t block = 0; block < blocks; ++block) run(block);
+    }
+    if (failure) std::rethrow_exception(failure);
 }
 
 bool avx512_vbmi2_allowed() { return max_cpu_isa() == MaxCpuIsa::avx512 && avx512_vbmi2_supported(); }

@@ -3,17 +3,34 @@
 // elements, counting them; the caller then allocates its result at the exact size, and
 // the second pass writes it from the staged positions alone (the input is not read
 // again, so the count and the writes always agree). A dense masked_select on AVX-512
-// reads the mask again instead (compress_values), and checks the count. Host-only;
+// reads the mask again instead (compress_values), and checks the count. Both passes
+// share the blocks out among the intra-op threads (OpenMP: as many as a Timer's
+// num_threads grants, all the cores outside one), each block on its own. Host-only;
 // instantiated for the tensor element types (float, double, bool, std::int64_t).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace vitals::kernels::nonzero_scan {
 
 // Elements per block of staged positions: a block's positions fit in 16 bits.
 inline constexpr std::int64_t kBlock = std::int64_t{1} << 16;
+
+// The most positions a word's staging writes past its last hit, which the block's next
+// word overwrites: AVX-512 stores 32 at a time, a baseline word up to 8 past its last hit.
+inline constexpr std::int64_t kStagingSlack = 32;
+
+// The fewest blocks the passes share among threads: below it, waking a thread costs
+// about what the block saves.
+inline constexpr std::int64_t kParallelBlocks = 4;
+
+// Runs fn(block) for each block in [0, blocks), on the intra-op threads where there are
+// kParallelBlocks or more (one after another otherwise): several at once, in no set
+// order, so fn writes only what its block owns. The first exception a call throws is
+// rethrown here, after every call has ended.
+void for_each_block_index(std::int64_t blocks, const std::function<void(std::int64_t)>& fn);
 
 // The scan takes 64 elements at a time; on the baseline path of an AVX2 build a word of
 // up to this many hits is staged from its bit positions, four at a time, a denser one
@@ -34,7 +51,7 @@ bool avx512_vbmi2_allowed();
 
 // The non-zero elements of x[0, n) (NaN counts as non-zero, -0.0 as zero), found by the
 // first pass. Temporary memory, from the CPU allocator (so a memory profile shows it):
-// 2 bytes per element reserved (and 8 per block), of which about 2 bytes per hit are
+// 2 bytes per element reserved (and 80 per block), of which about 2 bytes per hit are
 // written.
 class StagedHits {
 public:
@@ -47,16 +64,16 @@ public:
 
     std::int64_t count() const { return count_; }
 
-    // Calls emit(block_start, positions, hits) for each block that holds hits, in
-    // ascending order: `hits` positions relative to block_start, ascending.
+    // Calls emit(block_start, positions, hits, first) for every block (through
+    // for_each_block_index: on several threads at once, in no set order): the block's
+    // `hits` positions relative to block_start, ascending, which are hits
+    // [first, first + hits) of the whole scan.
     template <class Emit>
     void for_each_block(Emit&& emit) const {
-        const std::uint16_t* positions = positions_;
-        for (std::int64_t block = 0; block < blocks_; ++block) {
-            const std::int64_t hits = block_hits_[block];
-            if (hits != 0) emit(block * kBlock, static_cast<const std::uint16_t*>(positions), hits);
-            positions += hits;
-        }
+        for_each_block_index(blocks_, [&](std::int64_t block) {
+            emit(block * kBlock, static_cast<const std::uint16_t*>(block_positions(block)), block_hits_[block],
+                 block_first_[block]);
+        });
     }
 
     // The second pass of a 1-D nonzero: writes the count() positions as int64 to
@@ -64,10 +81,16 @@ public:
     void write_indices(std::int64_t* out) const;
 
 private:
+    // Each block stages into a region of its own, with room for the positions its last
+    // word may write past its last hit: blocks staged at once never touch each other's.
+    static constexpr std::int64_t kBlockRegion = kBlock + kStagingSlack;
+    std::uint16_t* block_positions(std::int64_t block) const { return positions_ + block * kBlockRegion; }
+
     void* scratch_ = nullptr;
     std::size_t scratch_bytes_ = 0;
-    std::int64_t* block_hits_ = nullptr;  // hits per block
-    std::uint16_t* positions_ = nullptr;  // every block's positions, one after another
+    std::int64_t* block_hits_ = nullptr;   // hits per block
+    std::int64_t* block_first_ = nullptr;  // hits in the blocks before each
+    std::uint16_t* positions_ = nullptr;   // the blocks' regions, one after another
     std::int64_t blocks_ = 0;
     std::int64_t count_ = 0;
 };
@@ -78,6 +101,7 @@ private:
 // common. `count` is what StagedHits counted on the mask: exactly that many values are
 // written, and nothing at out[count] or beyond. Throws std::logic_error if the mask now
 // holds more or fewer hits (it changed since it was staged), or on a CPU without AVX-512.
+// masked_select calls it a block at a time, with the block's count.
 template <class T, class M>
 void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count);
 
