@@ -171,13 +171,33 @@ void stage_word(std::uint64_t bits, int hits, unsigned offset, std::uint16_t* ou
     stage_sparse(bits, hits, offset, out);
 }
 
-// The first pass of the baseline over one block of len <= kBlock elements: its words
-// staged one after another. Returns the block's hits. Not inlined into the caller's
-// per-block closure, which left the loop short of registers (10% slower).
+// The first pass of the baseline over one block of len <= kBlock elements. Four words at
+// a time: their loads, compares and counts are issued before the first is staged, so a
+// mispredicted round of one word does not hold up the loads of the next (1M bool on the
+// Xeon, the first pass alone: 95 us a word at a time, 80 us four at a time at 10% hits;
+// 130 us and 109 us at 50%; eight at a time was no faster, sixteen slower). Returns the
+// block's hits. Not inlined into the caller's per-block closure, which left the loop
+// short of registers (10% slower).
 template <class T>
 [[gnu::noinline]] std::int64_t stage_block_baseline(const T* x, std::int64_t len, std::uint16_t* positions) {
+    constexpr int kWords = 4;
     std::int64_t staged = 0;
-    for (std::int64_t i = 0; i < len; i += kWord) {
+    std::int64_t i = 0;
+    for (; i + kWords * kWord <= len; i += kWords * kWord) {
+        std::uint64_t bits[kWords];
+        int hits[kWords];
+#pragma GCC unroll 4
+        for (int w = 0; w < kWords; ++w) {
+            bits[w] = hit_bits(x + i + w * kWord);
+            hits[w] = std::popcount(bits[w]);
+        }
+#pragma GCC unroll 4
+        for (int w = 0; w < kWords; ++w) {
+            stage_word(bits[w], hits[w], static_cast<unsigned>(i + w * kWord), positions + staged);
+            staged += hits[w];
+        }
+    }
+    for (; i < len; i += kWord) {
         const std::int64_t word_len = std::min(kWord, len - i);
         const std::uint64_t bits = word_len == kWord ? hit_bits(x + i) : partial_hit_bits(x + i, word_len);
         const int hits = std::popcount(bits);
