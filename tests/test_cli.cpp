@@ -488,9 +488,12 @@ TEST_F(Cli, MachineFiguresUnderTheCapAreMeasuredAndCachedApart) {
                                             (dir_ / "capped.json").string());
     ASSERT_EQ(capped.exit_code, 0) << capped.err;
     EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "capped.json")).at("vector_isa"), under_cap);
+    // The table names the cap where it lowered the width, and only there.
+    EXPECT_EQ(capped.out.find(under_cap + " under VITALS_MAX_CPU_ISA") != std::string::npos, widest != under_cap) << capped.out;
     const CommandResult plain = run_vitals("list >/dev/null; " + env + vitals + "machine --json " + (dir_ / "plain.json").string());
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "plain.json")).at("vector_isa"), widest);
+    EXPECT_EQ(plain.out.find("VITALS_MAX_CPU_ISA"), std::string::npos) << plain.out;
     if (widest != under_cap) {
         EXPECT_NE(plain.err.find("measuring L1 bandwidth, one core"), std::string::npos) << "the capped figures were taken:\n"
                                                                                         << plain.err;

@@ -14,6 +14,8 @@
 #include "vitals/checked_number.hpp"
 #include "vitals/machine.hpp"
 
+#include "probes.hpp"
+
 namespace vitals::machine {
 namespace {
 
@@ -209,8 +211,10 @@ std::string table(const Limits& limits) {
         caches += fmt::format("{}L{} {}{}", caches.empty() ? "" : ", ", c.level, bytes_text(c.bytes),
                               c.cores_sharing > 1 ? fmt::format(" (shared by {})", c.cores_sharing) : "");
     }
-    std::string out = fmt::format("{} ({} cores, {}; {})\nmeasured {} in {:.1f} s\n\n", id.cpu_model, id.cores, id.vector_isa,
-                                  caches, limits.measured_at, limits.seconds_taken);
+    // Where the cap lowered the width, the figures are the capped code's ceilings: say so.
+    const std::string isa = detail::capped() ? id.vector_isa + " under VITALS_MAX_CPU_ISA" : id.vector_isa;
+    std::string out = fmt::format("{} ({} cores, {}; {})\nmeasured {} in {:.1f} s\n\n", id.cpu_model, id.cores, isa, caches,
+                                  limits.measured_at, limits.seconds_taken);
     const auto section = [&](const char* title, const std::vector<Bandwidth>& list) {
         out += fmt::format("{:<24}{:>12}{:>12}{:>12}{:>12}\n", title, "per thread", "read", "copy", "triad");
         for (const Bandwidth& b : list) {

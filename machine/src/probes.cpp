@@ -256,6 +256,8 @@ Isa widest_isa() {
     return found;
 }
 
+bool capped() { return widest_isa() != Isa::baseline && runs(Isa::avx512) && widest_isa() != Isa::avx512; }
+
 bool runs(Isa isa) {
     switch (isa) {
         case Isa::avx512: return has_avx512();

@@ -17,6 +17,7 @@ const char* vector_isa();
 enum class Isa { baseline, avx2, avx512 };
 Isa widest_isa();  // throws std::invalid_argument on a bad VITALS_MAX_CPU_ISA
 bool runs(Isa isa);  // whether this CPU runs the loops built for `isa`
+bool capped();       // whether VITALS_MAX_CPU_ISA keeps widest_isa() below what the CPU runs
 
 // Streaming kernels over n elements, built for `isa` (which this CPU must run). The read
 // loads every element and returns a value for the caller to keep alive: the sum where
