@@ -10,9 +10,9 @@
 //   word expands each byte of hit bits through a table of positions, 8 lanes at a time,
 //   advancing by the byte's popcount.
 // - The second pass is a plain widening copy, 16 to 64 bits plus the block's start.
+// - Both passes go block by block, the blocks shared among the intra-op threads.
 // Each word's staging may write up to kStagingSlack positions past its last hit, which
 // the next word overwrites; each block's region holds that much past its last element.
-// - Both passes go block by block, the blocks shared among the intra-op threads.
 #include "nonzero_scan.hpp"
 
 #include "elementwise.hpp"
@@ -37,10 +37,11 @@
 #endif
 #include <algorithm>
 #include <bit>
-#include <omp.h>
 #include <exception>
 #include <stdexcept>
 #include <type_traits>
+
+#include <omp.h>
 
 namespace vitals::kernels::nonzero_scan {
 namespace {

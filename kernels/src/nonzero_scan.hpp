@@ -33,9 +33,9 @@ inline constexpr std::int64_t kParallelBlocks = 4;
 void for_each_block_index(std::int64_t blocks, const std::function<void(std::int64_t)>& fn);
 
 // The scan takes 64 elements at a time; on the baseline path of an AVX2 build a word of
-// up to this many hits is staged from its bit positions, four at a time, a denser one
-// through a table of positions
-// (measured crossover on Zen 4: 24-32). Without AVX2 every word goes hit by hit.
+// up to this many hits is staged from its bit positions, eight at a time, a denser one
+// through a table of positions (measured crossover on Zen 4: 24-32). Without AVX2 every
+// word goes from its bit positions.
 inline constexpr int kSparseWordHits = 24;
 
 // The code the first pass runs: `best` is AVX-512 VBMI2 where avx512_vbmi2_allowed(),
