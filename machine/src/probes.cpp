@@ -256,7 +256,7 @@ Isa widest_isa() {
     return found;
 }
 
-bool capped() { return widest_isa() != Isa::baseline && runs(Isa::avx512) && widest_isa() != Isa::avx512; }
+bool capped() { return runs(Isa::avx512) && widest_isa() != Isa::avx512; }
 
 bool runs(Isa isa) {
     switch (isa) {
