@@ -198,27 +198,26 @@ void BM_MaskedSelect(benchmark::State& state) {
 }
 
 // The 1M cases on two intra-op threads (a Timer's num_threads = 2), which share the
-// scan's blocks. Skipped on a one-core machine, where two threads only take turns.
+// scan's blocks: `time` runs under that thread count, or the case is skipped on a
+// one-core machine, where two threads only take turns.
 constexpr int kSharedThreads = 2;
-bool skip_without_cores(benchmark::State& state) {
-    if (std::thread::hardware_concurrency() >= static_cast<unsigned>(kSharedThreads)) return false;
-    state.SkipWithError("skipped: this machine has one core");
-    return true;
+template <class Time>
+void on_shared_threads(benchmark::State& state, Time&& time) {
+    if (std::thread::hardware_concurrency() < static_cast<unsigned>(kSharedThreads)) {
+        state.SkipWithError("skipped: this machine has one core");
+        return;
+    }
+    const vitals::ThreadCountScope threads(kSharedThreads);
+    time();
 }
 void BM_NonzeroTwoThreads(benchmark::State& state) {
-    if (skip_without_cores(state)) return;
-    const vitals::ThreadCountScope threads(kSharedThreads);
-    time_nonzero(state, {kSizes[0]});
+    on_shared_threads(state, [&] { time_nonzero(state, {kSizes[0]}); });
 }
 void BM_Nonzero2DTwoThreads(benchmark::State& state) {
-    if (skip_without_cores(state)) return;
-    const vitals::ThreadCountScope threads(kSharedThreads);
-    time_nonzero(state, {kSide, kSide});
+    on_shared_threads(state, [&] { time_nonzero(state, {kSide, kSide}); });
 }
 void BM_MaskedSelectTwoThreads(benchmark::State& state) {
-    if (skip_without_cores(state)) return;
-    const vitals::ThreadCountScope threads(kSharedThreads);
-    BM_MaskedSelect(state);
+    on_shared_threads(state, [&] { BM_MaskedSelect(state); });
 }
 
 // Bytes moved by each op above, so memcpy is measured on the same amount.
