@@ -55,6 +55,18 @@ std::vector<scan::ScanPath> available_paths() {
     return {scan::ScanPath::baseline};
 }
 
+// The paths compress_values runs here: the baseline's AVX2 where the build has it,
+// AVX-512 where the CPU has it.
+std::vector<scan::ScanPath> compress_paths() {
+    std::vector<scan::ScanPath> paths;
+    for (const scan::ScanPath path : available_paths()) {
+        if (scan::compress_supported(path)) paths.push_back(path);
+    }
+    return paths;
+}
+
+std::string path_name(scan::ScanPath path) { return path == scan::ScanPath::baseline ? "baseline" : "AVX-512 VBMI2"; }
+
 // Scans x and writes into an output of exactly the right size followed by sentinels:
 // checks the positions, that no sentinel was touched, and that the blocks handed to
 // callers hold the same positions, each within its block.
@@ -191,19 +203,19 @@ TEST(NonzeroScan, BoolBytesOtherThanOneAreHitsInPlace) {
         staged.write_indices(out.data());
         EXPECT_EQ(out, expected) << (path == scan::ScanPath::baseline ? "baseline" : "AVX-512 VBMI2");
     }
-    if (scan::avx512_vbmi2_supported()) {
+    for (const scan::ScanPath path : compress_paths()) {
         std::vector<float> values(n);
         for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = static_cast<float>(i);
         std::vector<float> selected(4);
-        scan::compress_values(mask.data.get(), values.data(), n, selected.data(), 4);
-        EXPECT_EQ(selected, (std::vector<float>{5, 70, 98, 99}));
+        scan::compress_values(mask.data.get(), values.data(), n, selected.data(), 4, path);
+        EXPECT_EQ(selected, (std::vector<float>{5, 70, 98, 99})) << path_name(path);
     }
 }
 
 // compress_values against a plain loop: every length around a register and a word,
 // every density, into an output of exactly the right size followed by sentinels.
 template <class T, class M>
-void check_compress_values() {
+void check_compress_values(scan::ScanPath path) {
     for (const std::int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4099}) {
         for (const double density : {0.0, 0.1, 0.5, 0.9, 1.0}) {
             const Values<M> mask = random_mask<M>(n, density, static_cast<unsigned>(n) + 3);
@@ -216,8 +228,8 @@ void check_compress_values() {
             const auto count = static_cast<std::int64_t>(expected.size());
             const T sentinel = T(-77);
             std::vector<T> out(expected.size() + 40, sentinel);
-            scan::compress_values(mask.data.get(), values.data.get(), n, out.data(), count);
-            const std::string where = "n=" + std::to_string(n) + " density=" + std::to_string(density);
+            scan::compress_values(mask.data.get(), values.data.get(), n, out.data(), count, path);
+            const std::string where = path_name(path) + " n=" + std::to_string(n) + " density=" + std::to_string(density);
             EXPECT_EQ(std::vector<T>(out.begin(), out.begin() + count), expected) << where;
             for (std::size_t i = expected.size(); i < out.size(); ++i) ASSERT_EQ(out[i], sentinel) << where << ", entry " << i;
         }
@@ -225,32 +237,44 @@ void check_compress_values() {
 }
 
 TEST(NonzeroScan, CompressedValuesMatchAPlainLoop) {
-    if (!scan::avx512_vbmi2_supported()) GTEST_SKIP() << "compress_values needs AVX-512, which this CPU lacks";
-    check_compress_values<float, bool>();
-    check_compress_values<float, double>();
-    check_compress_values<double, float>();
-    check_compress_values<double, std::int64_t>();
+    if (compress_paths().empty()) GTEST_SKIP() << "compress_values needs AVX2 in the build or AVX-512 in the CPU";
+    for (const scan::ScanPath path : compress_paths()) {
+        check_compress_values<float, bool>(path);
+        check_compress_values<float, double>(path);
+        check_compress_values<double, float>(path);
+        check_compress_values<double, std::int64_t>(path);
+    }
+}
+
+TEST(NonzeroScan, CompressRunsWhereItsPathDoes) {
+    const std::vector<float> x(4, 1.0f);
+    std::vector<float> out(4);
+    for (const scan::ScanPath path : {scan::ScanPath::baseline, scan::ScanPath::avx512_vbmi2}) {
+        if (!scan::compress_supported(path)) {
+            EXPECT_THROW(scan::compress_values(x.data(), x.data(), 4, out.data(), 4, path), std::logic_error) << path_name(path);
+        }
+    }
+    EXPECT_EQ(scan::compress_supported(scan::ScanPath::avx512_vbmi2), scan::avx512_vbmi2_supported());
 }
 
 TEST(NonzeroScan, CompressingAChangedMaskIsRefusedNotOverrun) {
-    if (!scan::avx512_vbmi2_supported()) {
-        const std::vector<float> x(4, 1.0f);
-        std::vector<float> out(4);
-        EXPECT_THROW(scan::compress_values(x.data(), x.data(), 4, out.data(), 4), std::logic_error);
-        GTEST_SKIP() << "compress_values needs AVX-512, which this CPU lacks; its refusal was checked";
-    }
-    // A count smaller than the mask's hits, as if the mask gained hits after it was
-    // staged: refused before anything is written past the count, even one entry.
-    const std::vector<float> mask(200, 1.0f);
-    const std::vector<float> values(200, 2.0f);
-    for (const std::int64_t count : {150, 199}) {
+    if (compress_paths().empty()) GTEST_SKIP() << "compress_values needs AVX2 in the build or AVX-512 in the CPU";
+    for (const scan::ScanPath path : compress_paths()) {
+        // A count smaller than the mask's hits, as if the mask gained hits after it was
+        // staged: refused before anything is written past the count, even one entry.
+        const std::vector<float> mask(200, 1.0f);
+        const std::vector<float> values(200, 2.0f);
+        for (const std::int64_t count : {150, 199}) {
+            std::vector<float> out(250, -1.0f);
+            EXPECT_THROW(scan::compress_values(mask.data(), values.data(), 200, out.data(), count, path), std::logic_error);
+            for (auto i = static_cast<std::size_t>(count); i < out.size(); ++i) {
+                ASSERT_EQ(out[i], -1.0f) << path_name(path) << ", count " << count << ", entry " << i;
+            }
+        }
         std::vector<float> out(250, -1.0f);
-        EXPECT_THROW(scan::compress_values(mask.data(), values.data(), 200, out.data(), count), std::logic_error);
-        for (auto i = static_cast<std::size_t>(count); i < out.size(); ++i) ASSERT_EQ(out[i], -1.0f) << "count " << count << ", entry " << i;
+        // A count larger than the hits: refused too, rather than leaving entries unwritten.
+        EXPECT_THROW(scan::compress_values(mask.data(), values.data(), 200, out.data(), 201, path), std::logic_error);
     }
-    std::vector<float> out(250, -1.0f);
-    // A count larger than the hits: refused too, rather than leaving entries unwritten.
-    EXPECT_THROW(scan::compress_values(mask.data(), values.data(), 200, out.data(), 201), std::logic_error);
 }
 
 TEST(NonzeroScan, TheWidePathRunsOnlyWhereTheCpuHasIt) {

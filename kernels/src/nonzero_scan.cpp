@@ -10,6 +10,8 @@
 //   word expands each byte of hit bits through a table of positions, 8 lanes at a time,
 //   advancing by the byte's popcount.
 // - The second pass is a plain widening copy, 16 to 64 bits plus the block's start.
+// - A dense masked_select compresses the values instead of gathering them: AVX-512's
+//   compress, or on AVX2 a lane permutation per byte of hit bits from the same table.
 // - Both passes go block by block, the blocks shared among the intra-op threads.
 // Each word's staging may write up to kStagingSlack positions past its last hit, which
 // the next word overwrites; each block's region holds that much past its last element.
@@ -47,6 +49,10 @@ namespace vitals::kernels::nonzero_scan {
 namespace {
 
 constexpr std::int64_t kWord = 64;  // elements per word of hit bits
+
+[[noreturn]] void fail_mask_changed() {
+    throw std::logic_error("masked_select: the mask changed while it was read (another thread writes it?)");
+}
 
 // Hit bits of len <= kWord elements, one at a time: the last, partial word, and every
 // word where the build has no vector code.
@@ -127,6 +133,66 @@ void stage_dense(std::uint64_t bits, unsigned offset, std::uint16_t* out) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_add_epi16(first, _mm_cvtepu8_epi16(positions)));
         out += std::popcount(byte);
         first = _mm_add_epi16(first, eight);
+    }
+}
+
+// For each half byte of hit bits, the 32-bit lanes of the doubles at its set bits,
+// packed first (a double at position p is lanes 2p and 2p + 1).
+struct DoubleLaneTable {
+    alignas(64) std::uint8_t at[16][8];
+    constexpr DoubleLaneTable() : at{} {
+        for (int nibble = 0; nibble < 16; ++nibble) {
+            int k = 0;
+            for (int bit = 0; bit < 4; ++bit) {
+                if (nibble >> bit & 1) {
+                    at[nibble][k++] = static_cast<std::uint8_t>(2 * bit);
+                    at[nibble][k++] = static_cast<std::uint8_t>(2 * bit + 1);
+                }
+            }
+            for (; k < 8; ++k) at[nibble][k] = 0;
+        }
+    }
+};
+constexpr DoubleLaneTable kDoubleLanes;
+
+// Stores the first `hits` 32-bit lanes of `packed` at out: the whole register where
+// `room` (lanes out may take) holds it, which the next store overwrites past the hits,
+// else only the hit lanes, so never past the room.
+inline void store_packed_lanes(__m256i packed, int hits, std::int64_t room, void* out) {
+    if (room >= 8) {
+        _mm256_storeu_si256(static_cast<__m256i*>(out), packed);
+    } else {
+        const __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(hits), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        _mm256_maskstore_epi32(static_cast<int*>(out), lanes, packed);
+    }
+}
+
+// The values at the hits of a full word, 8 floats (a byte of hit bits) or 4 doubles (half
+// a byte) a register, packed by a lane permutation from a table of positions. `room`:
+// the entries out may take, at least the word's hits.
+template <class T>
+void compress_word_avx2(std::uint64_t bits, const T* values, T* out, std::int64_t room) {
+    if constexpr (std::is_same_v<T, float>) {
+        for (int j = 0; j < kWord; j += 8, bits >>= 8) {
+            const auto byte = static_cast<std::uint32_t>(bits & 0xffu);
+            const __m256i lanes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kPositions.at[byte])));
+            const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + j)), lanes);
+            const int hits = std::popcount(byte);
+            store_packed_lanes(packed, hits, room, out);
+            out += hits;
+            room -= hits;
+        }
+    } else {
+        static_assert(std::is_same_v<T, double>);
+        for (int j = 0; j < kWord; j += 4, bits >>= 4) {
+            const auto nibble = static_cast<std::uint32_t>(bits & 0xfu);
+            const __m256i lanes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kDoubleLanes.at[nibble])));
+            const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + j)), lanes);
+            const int hits = std::popcount(nibble);
+            store_packed_lanes(packed, 2 * hits, 2 * room, out);
+            out += hits;
+            room -= hits;
+        }
     }
 }
 #else
@@ -288,10 +354,6 @@ VITALS_AVX512_TARGET std::int64_t stage_block_avx512(const T* x, std::int64_t le
     return staged;
 }
 
-[[noreturn]] void fail_mask_changed() {
-    throw std::logic_error("masked_select: the mask changed while it was read (another thread writes it?)");
-}
-
 // The values at the hits of a word of `len` elements, a register at a time; the store
 // writes the packed ones only, so never past `out`. A partial word (kFull false) loads
 // its hit lanes only, so never past the input.
@@ -337,15 +399,54 @@ VITALS_AVX512_TARGET void compress_values_avx512(const M* mask, const T* values,
 }
 #endif
 
+#if defined(VITALS_SCAN_AVX2)
+template <class T, class M>
+void compress_values_avx2(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count) {
+    std::int64_t written = 0;
+    for (std::int64_t i = 0; i < n; i += kWord) {
+        const std::int64_t len = std::min(kWord, n - i);
+        std::uint64_t bits = len == kWord ? hit_bits(mask + i) : partial_hit_bits(mask + i, len);
+        const int hits = std::popcount(bits);
+        if (written + hits > count) fail_mask_changed();
+        if (len == kWord) {
+            compress_word_avx2(bits, values + i, out + written, count - written);
+        } else {
+            // The last, partial word one value at a time: no load past the input.
+            for (T* at = out + written; bits != 0; bits &= bits - 1) *at++ = values[i + lowest_set_bit(bits)];
+        }
+        written += hits;
+    }
+    if (written != count) fail_mask_changed();
+}
+#endif
+
 }  // namespace
 
+bool compress_supported(ScanPath path) {
+    if (path == ScanPath::best) path = avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
+    if (path == ScanPath::avx512_vbmi2) return avx512_vbmi2_supported();
+#if defined(VITALS_SCAN_AVX2)
+    return true;
+#else
+    return false;
+#endif
+}
+
 template <class T, class M>
-void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count) {
+void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count, ScanPath path) {
+    if (path == ScanPath::best) path = avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
+    if (!compress_supported(path)) {
+        throw std::logic_error(path == ScanPath::avx512_vbmi2
+                                   ? "nonzero_scan::compress_values: this CPU does not run AVX-512"
+                                   : "nonzero_scan::compress_values: this build has no AVX2 (build with -march=x86-64-v3)");
+    }
 #if defined(VITALS_SCAN_AVX512)
-    if (avx512_vbmi2_supported()) return compress_values_avx512(mask, values, n, out, count);
+    if (path == ScanPath::avx512_vbmi2) return compress_values_avx512(mask, values, n, out, count);
+#endif
+#if defined(VITALS_SCAN_AVX2)
+    if (path == ScanPath::baseline) return compress_values_avx2(mask, values, n, out, count);
 #endif
     (void)mask, (void)values, (void)n, (void)out, (void)count;
-    throw std::logic_error("nonzero_scan::compress_values: this CPU does not run AVX-512");
 }
 
 template <class T>
@@ -437,7 +538,7 @@ template StagedHits::StagedHits(const bool*, std::int64_t, ScanPath);
 template StagedHits::StagedHits(const std::int64_t*, std::int64_t, ScanPath);
 
 #define VITALS_COMPRESS_VALUES(T, M) \
-    template void compress_values<T, M>(const M*, const T*, std::int64_t, T*, std::int64_t);
+    template void compress_values<T, M>(const M*, const T*, std::int64_t, T*, std::int64_t, ScanPath);
 VITALS_COMPRESS_VALUES(float, float)
 VITALS_COMPRESS_VALUES(float, double)
 VITALS_COMPRESS_VALUES(float, bool)

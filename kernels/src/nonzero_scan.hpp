@@ -2,8 +2,8 @@
 // input once and stages each hit as a 16-bit position inside its block of kBlock
 // elements, counting them; the caller then allocates its result at the exact size, and
 // the second pass writes it from the staged positions alone (the input is not read
-// again, so the count and the writes always agree). A dense masked_select on AVX-512
-// reads the mask again instead (compress_values), and checks the count. Both passes
+// again, so the count and the writes always agree). A dense masked_select reads the mask
+// again instead (compress_values), and checks the count. Both passes
 // share the blocks out among the intra-op threads (OpenMP: as many as a Timer's
 // num_threads grants, all the cores outside one), each block on its own. Host-only;
 // instantiated for the tensor element types (float, double, bool, std::int64_t).
@@ -95,14 +95,21 @@ private:
     std::int64_t count_ = 0;
 };
 
-// masked_select's second pass for a dense mask on AVX-512 (where avx512_vbmi2_supported()):
-// the values where mask[0, n) is non-zero, in order, compressed a register at a time
-// (16 floats or 8 doubles), which beats a gather at the staged positions once hits are
-// common. `count` is what StagedHits counted on the mask: exactly that many values are
-// written, and nothing at out[count] or beyond. Throws std::logic_error if the mask now
-// holds more or fewer hits (it changed since it was staged), or on a CPU without AVX-512.
-// masked_select calls it a block at a time, with the block's count.
+// masked_select's second pass for a dense mask: the values where mask[0, n) is non-zero,
+// in order, compressed a register at a time, which beats a gather at the staged
+// positions once hits are common. On AVX-512 (avx512_vbmi2) a compress instruction packs
+// 16 floats or 8 doubles; on the baseline of an AVX2 build a lane permutation from a
+// table of positions packs 8 floats, or 4 doubles, per byte or half byte of hit bits.
+// `count` is what StagedHits counted on the mask: exactly that many values are written,
+// and nothing at out[count] or beyond. Throws std::logic_error if the mask now holds more
+// or fewer hits (it changed since it was staged), or where compress_supported(path) is
+// false. masked_select calls it a block at a time, with the block's count.
 template <class T, class M>
-void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count);
+void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count,
+                     ScanPath path = ScanPath::best);
+
+// Whether compress_values runs on `path` here: AVX-512 where the CPU has it, the
+// baseline where the build has AVX2; `best` as StagedHits picks it.
+bool compress_supported(ScanPath path = ScanPath::best);
 
 }  // namespace vitals::kernels::nonzero_scan
