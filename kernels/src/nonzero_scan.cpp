@@ -108,20 +108,25 @@ std::uint64_t hit_bits(const T* x) {
     }
 }
 
-// For each byte of hit bits, the positions of its set bits, packed first.
-struct PositionTable {
-    alignas(64) std::uint8_t at[256][8];
-    constexpr PositionTable() : at{} {
-        for (int byte = 0; byte < 256; ++byte) {
+// For each group of kBits hit bits, the 8 lanes that hold the elements at its set bits,
+// packed first; an element spans kLanes lanes. kPositions: the positions of a byte's
+// set bits, which also permute 8 floats; kDoubleLanes: the 32-bit lanes of 4 doubles.
+template <int kBits, int kLanes>
+struct LaneTable {
+    alignas(64) std::uint8_t at[1 << kBits][8];
+    constexpr LaneTable() : at{} {
+        for (int group = 0; group < (1 << kBits); ++group) {
             int k = 0;
-            for (int bit = 0; bit < 8; ++bit) {
-                if (byte >> bit & 1) at[byte][k++] = static_cast<std::uint8_t>(bit);
+            for (int bit = 0; bit < kBits; ++bit) {
+                if ((group >> bit & 1) == 0) continue;
+                for (int lane = 0; lane < kLanes; ++lane) at[group][k++] = static_cast<std::uint8_t>(kLanes * bit + lane);
             }
-            for (; k < 8; ++k) at[byte][k] = 0;
+            for (; k < 8; ++k) at[group][k] = 0;
         }
     }
 };
-constexpr PositionTable kPositions;
+constexpr LaneTable<8, 1> kPositions;
+constexpr LaneTable<4, 2> kDoubleLanes;
 
 // Stages a word's hits 8 lanes per byte of bits.
 void stage_dense(std::uint64_t bits, unsigned offset, std::uint16_t* out) {
@@ -135,25 +140,6 @@ void stage_dense(std::uint64_t bits, unsigned offset, std::uint16_t* out) {
         first = _mm_add_epi16(first, eight);
     }
 }
-
-// For each half byte of hit bits, the 32-bit lanes of the doubles at its set bits,
-// packed first (a double at position p is lanes 2p and 2p + 1).
-struct DoubleLaneTable {
-    alignas(64) std::uint8_t at[16][8];
-    constexpr DoubleLaneTable() : at{} {
-        for (int nibble = 0; nibble < 16; ++nibble) {
-            int k = 0;
-            for (int bit = 0; bit < 4; ++bit) {
-                if (nibble >> bit & 1) {
-                    at[nibble][k++] = static_cast<std::uint8_t>(2 * bit);
-                    at[nibble][k++] = static_cast<std::uint8_t>(2 * bit + 1);
-                }
-            }
-            for (; k < 8; ++k) at[nibble][k] = 0;
-        }
-    }
-};
-constexpr DoubleLaneTable kDoubleLanes;
 
 // Stores the first `hits` 32-bit lanes of `packed` at out: the whole register where
 // `room` (lanes out may take) holds it, which the next store overwrites past the hits,
