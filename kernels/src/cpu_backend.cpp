@@ -116,7 +116,7 @@ void masked_select(const nonzero_scan::StagedHits& hits, const M* mask, const T*
     // Hits common enough: a compress of the values, whose cost follows the elements,
     // beats a gather at the staged positions, whose cost follows the hits. Measured
     // crossovers on Zen 4, 1M floats: 20-25% hits for AVX-512's compress, 30-50% for
-    // the AVX2 permutes (at 50%, 66-103 us against the gather's 92-126 us).
+    // the AVX2 permutes (at 50%, one thread: 214-218 us against the gather's 259-265).
     const std::int64_t dense_percent = nonzero_scan::avx512_vbmi2_allowed() ? 25 : 40;
     const bool dense = nonzero_scan::compress_supported() && hits.count() * 100 >= n * dense_percent;
     hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t first) {

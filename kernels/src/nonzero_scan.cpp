@@ -200,9 +200,10 @@ inline unsigned lowest_set_bit(std::uint64_t bits) {
 // Stages a word's hits from their bit positions, eight per round with no branch on the
 // count until it passes eight (simdjson's flatten_bits): a data-dependent trip count
 // mispredicts on most words. A round past the last hit writes positions that later
-// words overwrite. The stores stay scalar: GCC builds this file without its basic-block
-// vectoriser (kernels/CMakeLists.txt), which would pack them through vector inserts. (1M bool at 10%, the baseline forced on a Xeon: the first pass took
+// words overwrite. (1M bool at 10%, the baseline forced on a Xeon: the first pass took
 // 120 us in rounds of four, 80 us in rounds of eight; about four uops a hit bind it.)
+// The stores stay scalar: GCC builds this file without its basic-block vectoriser
+// (kernels/CMakeLists.txt), which would pack them through vector inserts.
 void stage_sparse(std::uint64_t bits, int hits, unsigned offset, std::uint16_t* out) {
     int k = 0;
     do {
