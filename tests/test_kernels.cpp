@@ -395,9 +395,29 @@ TEST(MaskedSelect, KeepsTheSelectedValuesInOrder) {
     EXPECT_EQ(k::masked_select(x, k::gt(x, 10.0)).numel(), 0);
 }
 
+TEST(MaskedSelect, AFirstBlockUnlikeTheRestSelectsTheSameValues) {
+    // The first block of 65536 elements decides whether the others are staged or only
+    // counted: a dense first block over sparse ones (counted, then compressed) and a
+    // sparse one over dense ones (staged, then compressed or gathered by the total).
+    const std::int64_t n = 3 * 65536 + 501;
+    const Tensor x = Tensor::randn({n}, DType::f32, Device::cpu, 11);
+    const std::vector<double> all = values<float>(x);
+    for (const bool dense_first : {true, false}) {
+        std::vector<bool> hit(all.size());
+        std::vector<double> expected;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const bool in_first = i < 65536;
+            hit[i] = all[i] > (in_first == dense_first ? -1.0 : 1.5);  // about 84% or 7% hits
+            if (hit[i]) expected.push_back(all[i]);
+        }
+        const Tensor mask = Tensor::from_vector<bool>({n}, hit);
+        EXPECT_EQ(values<float>(k::masked_select(x, mask)), expected) << (dense_first ? "dense first" : "sparse first");
+    }
+}
+
 TEST(MaskedSelect, EveryDensityValueAndMaskDtypeAcrossBlocks) {
     // Two blocks of staged positions and a partial one; sparse masks (a gather at the
-    // staged positions) and dense ones (a compress of the values, on AVX-512).
+    // staged positions) and dense ones (a compress of the values).
     const std::int64_t n = 2 * 65536 + 77;
     for (DType value_dtype : {DType::f32, DType::f64}) {
         const Tensor x = Tensor::randn({n}, value_dtype, Device::cpu, 5);
@@ -429,7 +449,7 @@ TEST(Nonzero, TwoIntraOpThreadsWriteWhatOneWrites) {
 #endif
     // Enough blocks of 65536 elements to share between threads; rows that straddle the
     // blocks (a thread's first block starts inside a row), and masked_select's gather
-    // (sparse) and compress (dense, on AVX-512) a block at a time.
+    // (sparse) and compress (dense) a block at a time.
     const auto on_threads = [](int threads, auto&& op) {
         const vitals::ThreadCountScope scope(threads);
         return op();

@@ -277,6 +277,56 @@ TEST(NonzeroScan, CompressingAChangedMaskIsRefusedNotOverrun) {
     }
 }
 
+// A mask over three blocks and a part, its first block at one density, the rest at another.
+Values<float> two_density_mask(double first, double rest) {
+    const std::int64_t n = 3 * scan::kBlock + 300;
+    Values<float> mask(static_cast<std::size_t>(n));
+    std::mt19937 random(17);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    for (std::int64_t i = 0; i < n; ++i) mask.data[i] = uniform(random) < (i < scan::kBlock ? first : rest) ? 1.0f : 0.0f;
+    return mask;
+}
+
+TEST(NonzeroScan, ADenseFirstBlockLeavesCountsOnly) {
+    if (!scan::compress_supported()) GTEST_SKIP() << "compress_values runs nowhere here, so every block is staged";
+    const Values<float> mask = two_density_mask(0.6, 0.05);
+    const std::vector<std::int64_t> expected = plain_loop(mask);
+    const auto n = static_cast<std::int64_t>(mask.size);
+    for (const scan::ScanPath path : available_paths()) {
+        const scan::StagedHits counted(mask.data.get(), n, path, scan::Staging::counts_when_dense);
+        EXPECT_FALSE(counted.has_positions()) << path_name(path);
+        ASSERT_EQ(counted.count(), static_cast<std::int64_t>(expected.size())) << path_name(path);
+        // Each block's count and first hit, against the plain loop's; no positions.
+        counted.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t hits, std::int64_t first) {
+            const auto before = std::lower_bound(expected.begin(), expected.end(), start) - expected.begin();
+            const auto through = std::lower_bound(expected.begin(), expected.end(), start + scan::kBlock) - expected.begin();
+            EXPECT_EQ(positions, nullptr);
+            EXPECT_EQ(first, before) << path_name(path) << ", block at " << start;
+            EXPECT_EQ(hits, through - before) << path_name(path) << ", block at " << start;
+        });
+        std::vector<std::int64_t> out(expected.size());
+        EXPECT_THROW(counted.write_indices(out.data()), std::logic_error);
+        // Asked for positions, the same mask stages every block.
+        const scan::StagedHits staged(mask.data.get(), n, path);
+        ASSERT_TRUE(staged.has_positions());
+        staged.write_indices(out.data());
+        EXPECT_EQ(out, expected) << path_name(path);
+    }
+}
+
+TEST(NonzeroScan, ASparseFirstBlockStagesEveryBlock) {
+    const Values<float> mask = two_density_mask(0.05, 0.6);
+    const std::vector<std::int64_t> expected = plain_loop(mask);
+    for (const scan::ScanPath path : available_paths()) {
+        const scan::StagedHits staged(mask.data.get(), static_cast<std::int64_t>(mask.size), path,
+                                      scan::Staging::counts_when_dense);
+        ASSERT_TRUE(staged.has_positions()) << path_name(path);
+        std::vector<std::int64_t> out(expected.size());
+        staged.write_indices(out.data());
+        EXPECT_EQ(out, expected) << path_name(path);
+    }
+}
+
 TEST(NonzeroScan, TheWidePathRunsOnlyWhereTheCpuHasIt) {
     const std::vector<float> x(10, 1.0f);
     if (scan::avx512_vbmi2_supported()) {

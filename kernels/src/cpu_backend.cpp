@@ -113,13 +113,10 @@ void nonzero(const nonzero_scan::StagedHits& hits, const Shape& shape, std::int6
 
 template <class T, class M>
 void masked_select(const nonzero_scan::StagedHits& hits, const M* mask, const T* x, std::int64_t n, T* out) {
-    // Hits common enough: a compress of the values, whose cost follows the elements,
-    // beats a gather at the staged positions, whose cost follows the hits. Measured
-    // crossovers on Zen 4, 1M floats: 20-25% hits for AVX-512's compress, 30-40% for
-    // the AVX2 permutes (one thread: 132-134 us against the gather's 121-123 at 30%,
-    // 132-135 against 156-161 at 40%).
-    const std::int64_t dense_percent = nonzero_scan::avx512_vbmi2_allowed() ? 25 : 35;
-    const bool dense = nonzero_scan::compress_supported() && hits.count() * 100 >= n * dense_percent;
+    // Hits common enough (compress_pays; counted only, then): a compress of the values,
+    // whose cost follows the elements, beats a gather at the staged positions, whose
+    // cost follows the hits.
+    const bool dense = !hits.has_positions() || nonzero_scan::compress_pays(hits.count(), n);
     hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t first) {
         if (dense) {
             const std::int64_t len = std::min(nonzero_scan::kBlock, n - start);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 
 #if defined(__AVX2__)
@@ -139,6 +140,9 @@ private:
 }  // namespace
 
 void write_coordinates(const StagedHits& hits, const Shape& shape, std::int64_t* out) {
+    if (!hits.has_positions()) {
+        throw std::logic_error("nonzero_scan::write_coordinates: the scan kept counts only (Staging::counts_when_dense)");
+    }
     const auto dims = static_cast<std::int64_t>(shape.size());
     // Each block (on a thread of its own, perhaps) finds its first row anew: one division.
     hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t first) {

@@ -41,6 +41,7 @@
 #include <bit>
 #include <exception>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include <omp.h>
@@ -52,6 +53,10 @@ constexpr std::int64_t kWord = 64;  // elements per word of hit bits
 
 [[noreturn]] void fail_mask_changed() {
     throw std::logic_error("masked_select: the mask changed while it was read (another thread writes it?)");
+}
+
+[[noreturn]] void fail_no_positions(const char* what) {
+    throw std::logic_error(std::string("nonzero_scan::") + what + ": the scan kept counts only (Staging::counts_when_dense)");
 }
 
 // Hit bits of len <= kWord elements, one at a time: the last, partial word, and every
@@ -262,6 +267,16 @@ template <class T>
     return staged;
 }
 
+// The hits of one block of len <= kBlock elements, counted only (Staging::counts_when_dense).
+template <class T>
+std::int64_t count_block_baseline(const T* x, std::int64_t len) {
+    std::int64_t hits = 0;
+    std::int64_t i = 0;
+    for (; i + kWord <= len; i += kWord) hits += std::popcount(hit_bits(x + i));
+    if (i < len) hits += std::popcount(partial_hit_bits(x + i, len - i));
+    return hits;
+}
+
 #if defined(VITALS_SCAN_AVX512)
 template <class T>
 VITALS_AVX512_TARGET std::uint64_t hit_bits_avx512(const T* x) {
@@ -339,6 +354,15 @@ VITALS_AVX512_TARGET std::int64_t stage_block_avx512(const T* x, std::int64_t le
         staged += hits;
     }
     return staged;
+}
+
+template <class T>
+VITALS_AVX512_TARGET std::int64_t count_block_avx512(const T* x, std::int64_t len) {
+    std::int64_t hits = 0;
+    std::int64_t i = 0;
+    for (; i + kWord <= len; i += kWord) hits += std::popcount(hit_bits_avx512(x + i));
+    if (i < len) hits += std::popcount(partial_hit_bits(x + i, len - i));
+    return hits;
 }
 
 // The values at the hits of a word of `len` elements, a register at a time; the store
@@ -419,6 +443,11 @@ bool compress_supported(ScanPath path) {
 #endif
 }
 
+bool compress_pays(std::int64_t hits, std::int64_t n) {
+    const std::int64_t from_percent = avx512_vbmi2_allowed() ? 25 : 35;
+    return compress_supported() && hits * 100 >= n * from_percent;
+}
+
 template <class T, class M>
 void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count, ScanPath path) {
     if (path == ScanPath::best) path = avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
@@ -437,7 +466,7 @@ void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std
 }
 
 template <class T>
-StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path) {
+StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path, Staging staging) {
     if (path == ScanPath::best) path = avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
     if (path == ScanPath::avx512_vbmi2 && !avx512_vbmi2_supported()) {
         throw std::logic_error("nonzero_scan: this CPU does not run AVX-512 VBMI2");
@@ -454,7 +483,8 @@ StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path) {
     block_first_ = block_hits_ + blocks_;
     positions_ = reinterpret_cast<std::uint16_t*>(block_first_ + blocks_);
     const bool wide = path == ScanPath::avx512_vbmi2;
-    for_each_block_index(blocks_, [&](std::int64_t block) {
+    (void)wide;  // a build without the AVX-512 path
+    const auto stage = [&](std::int64_t block) {
         const std::int64_t start = block * kBlock;
         const std::int64_t len = std::min(kBlock, n - start);
 #if defined(VITALS_SCAN_AVX512)
@@ -463,9 +493,28 @@ StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path) {
             return;
         }
 #endif
-        (void)wide;
         block_hits_[block] = stage_block_baseline(x + start, len, block_positions(block));
-    });
+    };
+    const auto count = [&](std::int64_t block) {
+        const std::int64_t start = block * kBlock;
+        const std::int64_t len = std::min(kBlock, n - start);
+#if defined(VITALS_SCAN_AVX512)
+        if (wide) {
+            block_hits_[block] = count_block_avx512(x + start, len);
+            return;
+        }
+#endif
+        block_hits_[block] = count_block_baseline(x + start, len);
+    };
+    if (staging == Staging::counts_when_dense && blocks_ > 1) {
+        // The first block decides for the rest: staged on the caller's thread, then the
+        // others shared out, counted only where it was dense.
+        stage(0);
+        has_positions_ = !compress_pays(block_hits_[0], kBlock);
+        for_each_block_index(blocks_ - 1, [&](std::int64_t rest) { has_positions_ ? stage(rest + 1) : count(rest + 1); });
+    } else {
+        for_each_block_index(blocks_, stage);
+    }
     for (std::int64_t block = 0; block < blocks_; ++block) {
         block_first_[block] = count_;
         count_ += block_hits_[block];
@@ -475,6 +524,7 @@ StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path) {
 StagedHits::~StagedHits() { detail::deallocate(Device::cpu, scratch_, scratch_bytes_); }
 
 void StagedHits::write_indices(std::int64_t* out) const {
+    if (!has_positions_) fail_no_positions("write_indices");
     // A loop the compiler vectorises: 16-bit loads widened to 64-bit stores.
     for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t hits, std::int64_t first) {
         std::int64_t* block_out = out + first;
@@ -519,10 +569,10 @@ bool avx512_vbmi2_supported() {
 #endif
 }
 
-template StagedHits::StagedHits(const float*, std::int64_t, ScanPath);
-template StagedHits::StagedHits(const double*, std::int64_t, ScanPath);
-template StagedHits::StagedHits(const bool*, std::int64_t, ScanPath);
-template StagedHits::StagedHits(const std::int64_t*, std::int64_t, ScanPath);
+template StagedHits::StagedHits(const float*, std::int64_t, ScanPath, Staging);
+template StagedHits::StagedHits(const double*, std::int64_t, ScanPath, Staging);
+template StagedHits::StagedHits(const bool*, std::int64_t, ScanPath, Staging);
+template StagedHits::StagedHits(const std::int64_t*, std::int64_t, ScanPath, Staging);
 
 #define VITALS_COMPRESS_VALUES(T, M) \
     template void compress_values<T, M>(const M*, const T*, std::int64_t, T*, std::int64_t, ScanPath);

@@ -49,6 +49,12 @@ bool avx512_vbmi2_supported();
 // VITALS_MAX_CPU_ISA (vitals/cpu_isa.hpp) allows it. Throws as vitals::max_cpu_isa.
 bool avx512_vbmi2_allowed();
 
+// What the first pass keeps. masked_select asks for counts_when_dense: once the first
+// block shows a mask dense enough for compress_values (compress_pays), the other blocks
+// are only counted, since a dense mask's values are compressed from the mask and the
+// positions would go unread (a count costs a quarter of a staging on AVX2).
+enum class Staging { positions, counts_when_dense };
+
 // The non-zero elements of x[0, n) (NaN counts as non-zero, -0.0 as zero), found by the
 // first pass. Temporary memory, from the CPU allocator (so a memory profile shows it):
 // 2 bytes per element reserved (and 80 per block), of which about 2 bytes per hit are
@@ -57,27 +63,32 @@ class StagedHits {
 public:
     // Asking for avx512_vbmi2 on a CPU without it throws std::logic_error.
     template <class T>
-    StagedHits(const T* x, std::int64_t n, ScanPath path = ScanPath::best);
+    StagedHits(const T* x, std::int64_t n, ScanPath path = ScanPath::best, Staging staging = Staging::positions);
     ~StagedHits();
     StagedHits(const StagedHits&) = delete;
     StagedHits& operator=(const StagedHits&) = delete;
 
     std::int64_t count() const { return count_; }
 
+    // False where Staging::counts_when_dense found the mask dense: blocks have counts
+    // and no positions.
+    bool has_positions() const { return has_positions_; }
+
     // Calls emit(block_start, positions, hits, first) for every block (through
     // for_each_block_index: on several threads at once, in no set order): the block's
-    // `hits` positions relative to block_start, ascending, which are hits
-    // [first, first + hits) of the whole scan.
+    // `hits` positions relative to block_start, ascending (null where !has_positions()),
+    // which are hits [first, first + hits) of the whole scan.
     template <class Emit>
     void for_each_block(Emit&& emit) const {
         for_each_block_index(blocks_, [&](std::int64_t block) {
-            emit(block * kBlock, static_cast<const std::uint16_t*>(block_positions(block)), block_hits_[block],
-                 block_first_[block]);
+            emit(block * kBlock, has_positions_ ? static_cast<const std::uint16_t*>(block_positions(block)) : nullptr,
+                 block_hits_[block], block_first_[block]);
         });
     }
 
     // The second pass of a 1-D nonzero: writes the count() positions as int64 to
-    // out[0, count()), and nothing past it.
+    // out[0, count()), and nothing past it. Throws std::logic_error where
+    // !has_positions().
     void write_indices(std::int64_t* out) const;
 
 private:
@@ -93,6 +104,7 @@ private:
     std::uint16_t* positions_ = nullptr;   // the blocks' regions, one after another
     std::int64_t blocks_ = 0;
     std::int64_t count_ = 0;
+    bool has_positions_ = true;
 };
 
 // masked_select's second pass for a dense mask: the values where mask[0, n) is non-zero,
@@ -111,5 +123,11 @@ void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std
 // Whether compress_values runs on `path` here: AVX-512 where the CPU has it, the
 // baseline where the build has AVX2; `best` as StagedHits picks it.
 bool compress_supported(ScanPath path = ScanPath::best);
+
+// Whether compress_values on the best path beats a gather at staged positions for
+// `hits` hits among n elements. Measured crossovers on Zen 4, 1M floats, one thread:
+// 20-25% hits for AVX-512's compress (from 25%), 30-40% for the AVX2 permutes (from
+// 35%: 132-134 us against the gather's 121-123 at 30%, 132-135 against 156-161 at 40%).
+bool compress_pays(std::int64_t hits, std::int64_t n);
 
 }  // namespace vitals::kernels::nonzero_scan

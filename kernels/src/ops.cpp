@@ -207,7 +207,8 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
         // CPU: find the hits of the mask, allocate exactly, then gather the values.
         return with_any_type(mask.dtype(), [&](auto mask_zero) {
             using M = decltype(mask_zero);
-            const nonzero_scan::StagedHits hits(mask.data<M>(), n);
+            const nonzero_scan::StagedHits hits(mask.data<M>(), n, nonzero_scan::ScanPath::best,
+                                                nonzero_scan::Staging::counts_when_dense);
             Tensor out = Tensor::empty({hits.count()}, x.dtype(), Device::cpu);
             cpu_backend::masked_select<T, M>(hits, mask.data<M>(), x.data<T>(), n, out.data<T>());
             return out;
