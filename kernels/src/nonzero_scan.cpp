@@ -431,10 +431,16 @@ void compress_values_avx2(const M* mask, const T* values, std::int64_t n, T* out
 }
 #endif
 
+// The path `best` stands for here; any other path as it is.
+ScanPath resolved(ScanPath path) {
+    if (path != ScanPath::best) return path;
+    return avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
+}
+
 }  // namespace
 
 bool compress_supported(ScanPath path) {
-    if (path == ScanPath::best) path = avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
+    path = resolved(path);
     if (path == ScanPath::avx512_vbmi2) return avx512_vbmi2_supported();
 #if defined(VITALS_SCAN_AVX2)
     return true;
@@ -450,7 +456,7 @@ bool compress_pays(std::int64_t hits, std::int64_t n) {
 
 template <class T, class M>
 void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count, ScanPath path) {
-    if (path == ScanPath::best) path = avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
+    path = resolved(path);
     if (!compress_supported(path)) {
         throw std::logic_error(path == ScanPath::avx512_vbmi2
                                    ? "nonzero_scan::compress_values: this CPU does not run AVX-512"
@@ -467,7 +473,7 @@ void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std
 
 template <class T>
 StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path, Staging staging) {
-    if (path == ScanPath::best) path = avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
+    path = resolved(path);
     if (path == ScanPath::avx512_vbmi2 && !avx512_vbmi2_supported()) {
         throw std::logic_error("nonzero_scan: this CPU does not run AVX-512 VBMI2");
     }
@@ -484,36 +490,28 @@ StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path, Staging stagin
     positions_ = reinterpret_cast<std::uint16_t*>(block_first_ + blocks_);
     const bool wide = path == ScanPath::avx512_vbmi2;
     (void)wide;  // a build without the AVX-512 path
-    const auto stage = [&](std::int64_t block) {
+    // Stages the block's positions, or (stage false) counts its hits only.
+    const auto scan_block = [&](std::int64_t block, bool stage) {
         const std::int64_t start = block * kBlock;
         const std::int64_t len = std::min(kBlock, n - start);
 #if defined(VITALS_SCAN_AVX512)
         if (wide) {
-            block_hits_[block] = stage_block_avx512(x + start, len, block_positions(block));
+            block_hits_[block] = stage ? stage_block_avx512(x + start, len, block_positions(block))
+                                       : count_block_avx512(x + start, len);
             return;
         }
 #endif
-        block_hits_[block] = stage_block_baseline(x + start, len, block_positions(block));
-    };
-    const auto count = [&](std::int64_t block) {
-        const std::int64_t start = block * kBlock;
-        const std::int64_t len = std::min(kBlock, n - start);
-#if defined(VITALS_SCAN_AVX512)
-        if (wide) {
-            block_hits_[block] = count_block_avx512(x + start, len);
-            return;
-        }
-#endif
-        block_hits_[block] = count_block_baseline(x + start, len);
+        block_hits_[block] =
+            stage ? stage_block_baseline(x + start, len, block_positions(block)) : count_block_baseline(x + start, len);
     };
     if (staging == Staging::counts_when_dense && blocks_ > 1) {
         // The first block decides for the rest: staged on the caller's thread, then the
         // others shared out, counted only where it was dense.
-        stage(0);
+        scan_block(0, true);
         has_positions_ = !compress_pays(block_hits_[0], kBlock);
-        for_each_block_index(blocks_ - 1, [&](std::int64_t rest) { has_positions_ ? stage(rest + 1) : count(rest + 1); });
+        for_each_block_index(blocks_ - 1, [&](std::int64_t rest) { scan_block(rest + 1, has_positions_); });
     } else {
-        for_each_block_index(blocks_, stage);
+        for_each_block_index(blocks_, [&](std::int64_t block) { scan_block(block, true); });
     }
     for (std::int64_t block = 0; block < blocks_; ++block) {
         block_first_[block] = count_;
