@@ -257,17 +257,19 @@ TEST(Timer, OneTimerRunsOnOneThreadAtATime) {
 // times the bound. The call must end at the first block that ends past the bound: within
 // it plus the last block with its setup (both measured here, on the same clock), so a
 // slow machine moves both sides alike.
+// The estimation's first call sleeps past the 0.05 s it sizes for, so it settles on one
+// call a block whatever a clock read costs: the overhead test alone would go on to 10 or
+// 100 calls where reading the clock costs 2 us, as it does after a sleep under TSan, and
+// 100 calls of 2 ms leave room for one block.
 TEST(Timer, MaxRunTimeBoundsTheCallsWallTime) {
     using Clock = std::chrono::steady_clock;
     for (const bool precision : {false, true}) {
         int call = 0;
         Timer timer({
-            .stmt = [&] { std::this_thread::sleep_for(std::chrono::milliseconds(++call % 2 ? 1 : 3)); },
+            .stmt = [&] { std::this_thread::sleep_for(std::chrono::milliseconds(call++ == 0 ? 60 : call % 2 ? 1 : 3)); },
             .setup = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); },
         });
-        // Room for the block-size estimation (a setup each try) and at least two blocks
-        // after it, even under a sanitizer on a loaded machine: at 0.3 s, ASan with two
-        // tests at once once ended after the estimation and one block.
+        // Room for the block-size estimation (0.18 s: a setup each try) and many blocks.
         constexpr double kMaxRunTime = 0.6;
         Clock::time_point previous_block_end{};
         double last_step = 0, timed_total = 0;
@@ -288,6 +290,7 @@ TEST(Timer, MaxRunTimeBoundsTheCallsWallTime) {
         });
         const double wall = std::chrono::duration<double>(Clock::now() - start).count();
         SCOPED_TRACE(precision ? "precision" : "threshold");
+        EXPECT_EQ(m.number_per_run(), 1);
         ASSERT_GE(m.times().size(), 2u);
         EXPECT_GT(last_step, 0.02) << "a step is a setup and a block";
         EXPECT_GT(wall, kMaxRunTime);
