@@ -5,10 +5,10 @@
 // - With AVX-512 VBMI2 (checked at run time), one byte compress packs the positions of
 //   a word's hits, widened to 16 bits in one store of 32 (two past 32 hits): a few
 //   instructions per word whatever the density.
-// - Otherwise (the compiled baseline, AVX2 by default), a sparse word stages its hits
-//   eight at a time from their bit positions (count trailing zeros); a dense
-//   word expands each byte of hit bits through a table of positions, 8 lanes at a time,
-//   advancing by the byte's popcount.
+// - Otherwise (the compiled baseline, AVX2 by default), a word of up to 8 hits stages
+//   them in one round of eight from their bit positions (count trailing zeros); a
+//   denser word is expanded 16 elements at a time through tables of positions,
+//   advancing by the popcount.
 // - The second pass is a plain widening copy, 16 to 64 bits plus the block's start.
 // - Both passes go block by block, the blocks shared among the intra-op threads.
 // A dense masked_select compresses the values instead of reading staged positions
@@ -43,17 +43,41 @@ using words::partial_hit_bits;
 
 #if defined(VITALS_SCAN_AVX2)
 using words::kPositions;
+// The positions of a byte's set bits plus 8: the upper byte of 16 bits.
+constexpr words::LaneTable<8, 1, 8> kUpperPositions;
 
-// Stages a word's hits 8 lanes per byte of bits.
+// For each count p of the lower byte's hits, the byte shuffle that keeps the first p
+// bytes of a register and moves its upper 8 bytes down to follow them.
+struct JoinHalves {
+    alignas(64) std::uint8_t at[9][16];
+    constexpr JoinHalves() : at{} {
+        for (int p = 0; p <= 8; ++p) {
+            for (int i = 0; i < 16; ++i) at[p][i] = static_cast<std::uint8_t>(i < p ? i : i - p < 8 ? 8 + i - p : 0x80);
+        }
+    }
+};
+constexpr JoinHalves kJoinHalves;
+
+// Stages a word's hits 16 elements at a time: the positions of each byte's hits from a
+// table, the upper byte's joined to the lower's by one shuffle, widened to 16 bits in one
+// store of 16 (up to 16 past the word's last hit). Half the stores of a store per byte
+// (1M bool, the first pass, one thread, Zen 4, interleaved: 50% hits 99-104 against
+// 85-88 us, 30% 128-134 against 84-88; the per-byte store ran from 25 hits a word).
 void stage_dense(std::uint64_t bits, unsigned offset, std::uint16_t* out) {
-    __m128i first = _mm_set1_epi16(static_cast<short>(offset));
-    const __m128i eight = _mm_set1_epi16(8);
-    for (int b = 0; b < 8; ++b, bits >>= 8) {
-        const auto byte = static_cast<std::uint32_t>(bits & 0xffu);
-        const __m128i positions = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kPositions.at[byte]));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_add_epi16(first, _mm_cvtepu8_epi16(positions)));
-        out += std::popcount(byte);
-        first = _mm_add_epi16(first, eight);
+    __m256i first = _mm256_set1_epi16(static_cast<short>(offset));
+    const __m256i sixteen = _mm256_set1_epi16(16);
+#pragma GCC unroll 4
+    for (int step = 0; step < 4; ++step, bits >>= 16) {
+        const auto lower = static_cast<std::uint32_t>(bits & 0xffu);
+        const auto upper = static_cast<std::uint32_t>(bits >> 8 & 0xffu);
+        // __m64 may alias the tables' bytes.
+        const __m128 halves = _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kPositions.at[lower]))),
+                                           reinterpret_cast<const __m64*>(kUpperPositions.at[upper]));
+        const __m128i joined = _mm_shuffle_epi8(_mm_castps_si128(halves),
+                                                _mm_load_si128(reinterpret_cast<const __m128i*>(kJoinHalves.at[std::popcount(lower)])));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_add_epi16(first, _mm256_cvtepu8_epi16(joined)));
+        out += std::popcount(static_cast<std::uint32_t>(bits & 0xffffu));
+        first = _mm256_add_epi16(first, sixteen);
     }
 }
 #endif

@@ -88,8 +88,8 @@ inline std::uint64_t hit_bits(const T* x) {
 }
 
 // For each group of kBits hit bits, the 8 lanes that hold the elements at its set bits,
-// packed first; an element spans kLanes lanes.
-template <int kBits, int kLanes>
+// packed first; an element spans kLanes lanes, and lanes count from kFirst.
+template <int kBits, int kLanes, int kFirst = 0>
 struct LaneTable {
     alignas(64) std::uint8_t at[1 << kBits][8];
     constexpr LaneTable() : at{} {
@@ -97,7 +97,9 @@ struct LaneTable {
             int k = 0;
             for (int bit = 0; bit < kBits; ++bit) {
                 if ((group >> bit & 1) == 0) continue;
-                for (int lane = 0; lane < kLanes; ++lane) at[group][k++] = static_cast<std::uint8_t>(kLanes * bit + lane);
+                for (int lane = 0; lane < kLanes; ++lane) {
+                    at[group][k++] = static_cast<std::uint8_t>(kFirst + kLanes * bit + lane);
+                }
             }
             for (; k < 8; ++k) at[group][k] = 0;
         }
