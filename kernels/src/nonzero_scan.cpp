@@ -60,9 +60,10 @@ constexpr JoinHalves kJoinHalves;
 
 // Stages a word's hits 16 elements at a time: the positions of each byte's hits from a
 // table, the upper byte's joined to the lower's by one shuffle, widened to 16 bits in one
-// store of 16 (up to 16 past the word's last hit). Half the stores of a store per byte
-// (1M bool, the first pass, one thread, Zen 4, interleaved: 50% hits 99-104 against
-// 85-88 us, 30% 128-134 against 84-88; the per-byte store ran from 25 hits a word).
+// store of 16 (up to 16 past the word's last hit): half the stores of a store per byte,
+// which ran from 25 hits a word. 1M bool, the first pass alone, one thread, Zen 4, the
+// two libraries interleaved: 132-197 against 90-95 us at 30% hits (the words around 24
+// hits mispredicted), 94-96 against 91-94 at 50%.
 void stage_dense(std::uint64_t bits, unsigned offset, std::uint16_t* out) {
     __m256i first = _mm256_set1_epi16(static_cast<short>(offset));
     const __m256i sixteen = _mm256_set1_epi16(16);

@@ -34,9 +34,9 @@ void for_each_block_index(std::int64_t blocks, const std::function<void(std::int
 
 // The scan takes 64 elements at a time; on the baseline path of an AVX2 build a word of
 // up to this many hits is staged from its bit positions in one round of eight, a denser
-// one 16 elements at a time through tables of positions (one thread on Zen 4: 3% faster
-// than rounds of eight up to 24 hits at 10% hits, a third faster at 30%). Without AVX2
-// every word goes from its bit positions, eight at a time.
+// one 16 elements at a time through tables of positions (one thread on Zen 4, against
+// rounds of eight up to 24 hits: as fast at 10% hits, a third faster at 30%). Without
+// AVX2 every word goes from its bit positions, eight at a time.
 inline constexpr int kSparseWordHits = 8;
 
 // The code the first pass runs: `best` is AVX-512 VBMI2 where avx512_vbmi2_allowed(),
