@@ -2,9 +2,9 @@
 // its speed is judged by:
 //   - matmul through vitals' tensors against the same Eigen product written directly
 //     (the tensor layer should add nothing);
-//   - relu, masks and nonzero against a copy of the same number of bytes, in the same run
-//     (bytes moved = bytes read + bytes written; the faster of memcpy and a plain vector
-//     copy; the ratio is printed at the end, of the medians when run with
+//   - relu, masks and nonzero against a copy of the same number of bytes, timed in the
+//     same iterations (bytes moved = bytes read + bytes written; the faster of memcpy and
+//     a plain vector copy; the ratio is printed at the end, of the medians when run with
 //     --benchmark_repetitions=N, and refused where the yardstick is doubted);
 //   - the nonzero cases again on two intra-op threads, against the same copies;
 //   - MASK INDICES before against after.
@@ -13,9 +13,11 @@
 #include <fmt/format.h>
 
 #include <Eigen/Core>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <vitals/threads.hpp>
 #include <vitals/kernels/kernels.hpp>
@@ -85,39 +87,69 @@ private:
     std::vector<char> storage_;
 };
 
-// memcpy of `bytes_moved / 2` bytes moves `bytes_moved` (it reads and writes each byte).
-void BM_Memcpy(benchmark::State& state) {
-    CopyBuffers buffers(static_cast<std::size_t>(state.range(0) / 2));
-    for (auto _ : state) {
-        std::memcpy(buffers.to(), buffers.from(), buffers.bytes());
-        benchmark::ClobberMemory();
-    }
-    state.SetBytesProcessed(state.iterations() * state.range(0));
+// memcpy of buffers.bytes(): it moves twice that (it reads and writes each byte).
+void copy_with_memcpy(CopyBuffers& buffers) {
+    std::memcpy(buffers.to(), buffers.from(), buffers.bytes());
+    benchmark::ClobberMemory();
 }
 
 // The second yardstick: a plain loop of 32-byte vector copies, which the compiler keeps as
 // loads and stores (a libc memcpy may pick non-temporal stores, or a slow path, at some
 // sizes). Each ratio is taken against the faster of the two.
-void BM_VectorCopy(benchmark::State& state) {
-    CopyBuffers buffers(static_cast<std::size_t>(state.range(0) / 2));
+void copy_with_vectors(CopyBuffers& buffers) {
     using Lane = std::uint64_t __attribute__((vector_size(32), aligned(1)));
-    for (auto _ : state) {
-        const char* from = buffers.from();
-        char* to = buffers.to();
-        const std::size_t whole = buffers.bytes() / sizeof(Lane) * sizeof(Lane);
-        for (std::size_t i = 0; i < whole; i += sizeof(Lane)) {
-            *reinterpret_cast<Lane*>(to + i) = *reinterpret_cast<const Lane*>(from + i);
-        }
-        std::memcpy(to + whole, from + whole, buffers.bytes() - whole);
-        benchmark::ClobberMemory();
+    const char* from = buffers.from();
+    char* to = buffers.to();
+    const std::size_t whole = buffers.bytes() / sizeof(Lane) * sizeof(Lane);
+    for (std::size_t i = 0; i < whole; i += sizeof(Lane)) {
+        *reinterpret_cast<Lane*>(to + i) = *reinterpret_cast<const Lane*>(from + i);
     }
-    state.SetBytesProcessed(state.iterations() * state.range(0));
+    std::memcpy(to + whole, from + whole, buffers.bytes() - whole);
+    benchmark::ClobberMemory();
+}
+
+// The counters a bandwidth case reports beside its own bytes per second: its yardsticks'.
+constexpr const char* kMemcpyCounter = "memcpy_bytes_per_second";
+constexpr const char* kVectorCopyCounter = "vector_copy_bytes_per_second";
+
+// Times op() (which returns the bytes it read and wrote) and, in the same iterations,
+// a memcpy and a vector copy of as many bytes, each on its own clock: the op and its
+// yardstick see the machine at the same moment. Timed minutes apart, as separate cases,
+// they did not: on a shared VM whose speed moves by 1.5-2x from one minute to the next,
+// a ratio took the swing as its own. The op's time is the case's (manual time), the
+// copies' bytes per second are its counters.
+template <class Op>
+void time_against_copies(benchmark::State& state, Op&& op) {
+    using Clock = std::chrono::steady_clock;
+    const std::int64_t bytes = op();  // sizes the copies (a hit count's bytes vary with the mask)
+    CopyBuffers buffers(static_cast<std::size_t>(bytes / 2));
+    double memcpy_seconds = 0, vector_seconds = 0;
+    for (auto _ : state) {
+        const Clock::time_point start = Clock::now();
+        op();
+        const Clock::time_point op_end = Clock::now();
+        copy_with_memcpy(buffers);
+        const Clock::time_point memcpy_end = Clock::now();
+        copy_with_vectors(buffers);
+        const Clock::time_point vector_end = Clock::now();
+        state.SetIterationTime(std::chrono::duration<double>(op_end - start).count());
+        memcpy_seconds += std::chrono::duration<double>(memcpy_end - op_end).count();
+        vector_seconds += std::chrono::duration<double>(vector_end - memcpy_end).count();
+    }
+    const auto moved = static_cast<double>(state.iterations() * bytes);
+    state.SetBytesProcessed(state.iterations() * bytes);
+    state.counters["bytes_moved"] = benchmark::Counter(static_cast<double>(bytes));
+    state.counters[kMemcpyCounter] = benchmark::Counter(moved / std::max(memcpy_seconds, 1e-12));
+    state.counters[kVectorCopyCounter] = benchmark::Counter(moved / std::max(vector_seconds, 1e-12));
 }
 
 void BM_Relu(benchmark::State& state) {
     const Tensor x = Tensor::randn({32, 1024}, DType::f32, Device::cpu, 1);
-    for (auto _ : state) benchmark::DoNotOptimize(k::relu(x).raw_data());
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * x.nbytes()));
+    time_against_copies(state, [&] {
+        const Tensor y = k::relu(x);
+        benchmark::DoNotOptimize(y.raw_data());
+        return static_cast<std::int64_t>(x.nbytes() + y.nbytes());
+    });
 }
 
 // The sizes the registered cases use: 1M elements (the mask fits in L2) and 16M (in L3
@@ -129,13 +161,11 @@ void BM_Mask(benchmark::State& state) {
     const auto mask_dtype = static_cast<DType>(state.range(0));
     const Tensor x = Tensor::randn({state.range(1)}, mask_dtype == DType::f64 ? DType::f64 : DType::f32, Device::cpu, 1);
     const double t = k::density_threshold(0.5);
-    std::size_t written = 0;
-    for (auto _ : state) {
+    time_against_copies(state, [&] {
         const Tensor mask = k::gt(x, t, mask_dtype);
-        written = mask.nbytes();
         benchmark::DoNotOptimize(mask.raw_data());
-    }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(x.nbytes() + written));
+        return static_cast<std::int64_t>(x.nbytes() + mask.nbytes());
+    });
 }
 
 // nonzero of a bool mask of the given shape with range(0) percent hits; bytes moved are
@@ -143,13 +173,11 @@ void BM_Mask(benchmark::State& state) {
 void time_nonzero(benchmark::State& state, const k::Shape& shape) {
     const Tensor x = Tensor::randn(shape, DType::f32, Device::cpu, 1);
     const Tensor mask = k::gt(x, k::density_threshold(static_cast<double>(state.range(0)) / 100.0));
-    std::size_t written = 0;
-    for (auto _ : state) {
+    time_against_copies(state, [&] {
         const Tensor indices = k::nonzero(mask);
-        written = indices.nbytes();
         benchmark::DoNotOptimize(indices.raw_data());
-    }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + written));
+        return static_cast<std::int64_t>(mask.nbytes() + indices.nbytes());
+    });
 }
 
 // nonzero of a bool mask of range(1) elements with range(0) percent hits.
@@ -172,15 +200,13 @@ void BM_NonzeroBaseline(benchmark::State& state) {
     const std::int64_t n = state.range(1);
     const Tensor x = Tensor::randn({n}, DType::f32, Device::cpu, 1);
     const Tensor mask = k::gt(x, k::density_threshold(static_cast<double>(state.range(0)) / 100.0));
-    std::size_t written = 0;
-    for (auto _ : state) {
+    time_against_copies(state, [&] {
         const scan::StagedHits hits(mask.data<bool>(), n, scan::ScanPath::baseline);
         Tensor indices = Tensor::empty({hits.count(), 1}, DType::i64, Device::cpu);
         hits.write_indices(indices.data<std::int64_t>());
-        written = indices.nbytes();
         benchmark::DoNotOptimize(indices.raw_data());
-    }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + written));
+        return static_cast<std::int64_t>(mask.nbytes() + indices.nbytes());
+    });
 }
 
 // masked_select of 1M floats by a bool mask with range(0) percent hits.
@@ -188,13 +214,11 @@ void BM_MaskedSelect(benchmark::State& state) {
     const Tensor x = Tensor::randn({kSizes[0]}, DType::f32, Device::cpu, 1);
     const Tensor mask = k::gt(Tensor::randn({kSizes[0]}, DType::f32, Device::cpu, 2),
                               k::density_threshold(static_cast<double>(state.range(0)) / 100.0));
-    std::size_t written = 0;
-    for (auto _ : state) {
+    time_against_copies(state, [&] {
         const Tensor selected = k::masked_select(x, mask);
-        written = selected.nbytes();
         benchmark::DoNotOptimize(selected.raw_data());
-    }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(mask.nbytes() + x.nbytes() + written));
+        return static_cast<std::int64_t>(mask.nbytes() + x.nbytes() + selected.nbytes());
+    });
 }
 
 // The 1M cases on two intra-op threads (a Timer's num_threads = 2), which share the
@@ -220,51 +244,21 @@ void BM_MaskedSelectTwoThreads(benchmark::State& state) {
     on_shared_threads(state, [&] { BM_MaskedSelect(state); });
 }
 
-// Bytes moved by each op above, so memcpy is measured on the same amount.
-constexpr std::int64_t kReluBytes = 2 * 32 * 1024 * 4;
-constexpr std::int64_t mask_bytes(DType mask_dtype, std::int64_t n) {
-    switch (mask_dtype) {
-        case DType::boolean: return (4 + 1) * n;
-        case DType::f64: return (8 + 8) * n;
-        default: return (4 + 4) * n;
-    }
-}
-constexpr std::int64_t nonzero_bytes(std::int64_t percent, std::int64_t n) { return n + 8 * (n * percent / 100); }
-constexpr std::int64_t nonzero_2d_bytes(std::int64_t percent) { return kSide * kSide + 16 * (kSide * kSide * percent / 100); }
-constexpr std::int64_t masked_select_bytes(std::int64_t percent) { return (1 + 4) * kSizes[0] + 4 * (kSizes[0] * percent / 100); }
 constexpr DType kMaskDtypes[] = {DType::boolean, DType::f32, DType::f64};
 constexpr std::int64_t kNonzeroPercents[] = {10, 50};
 
-BENCHMARK(BM_Relu);
-BENCHMARK(BM_Mask)->ArgsProduct({{static_cast<int>(DType::boolean), static_cast<int>(DType::f32), static_cast<int>(DType::f64)},
-                                 {kSizes[0], kSizes[1]}});
-BENCHMARK(BM_Nonzero)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0], kSizes[1]}});
-BENCHMARK(BM_NonzeroBaseline)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0]}});
-BENCHMARK(BM_Nonzero2D)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
-BENCHMARK(BM_MaskedSelect)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
-BENCHMARK(BM_NonzeroTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
-BENCHMARK(BM_Nonzero2DTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
-BENCHMARK(BM_MaskedSelectTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1]);
-// The byte counts the ops above move, each measured by both yardsticks.
-std::set<std::int64_t> yardstick_sizes() {
-    std::set<std::int64_t> sizes{kReluBytes};  // a bool mask and nonzero at 50% move the same bytes
-    for (const std::int64_t n : kSizes) {
-        for (const DType dtype : kMaskDtypes) sizes.insert(mask_bytes(dtype, n));
-        for (const std::int64_t percent : kNonzeroPercents) sizes.insert(nonzero_bytes(percent, n));
-    }
-    for (const std::int64_t percent : kNonzeroPercents) {
-        sizes.insert(nonzero_2d_bytes(percent));
-        sizes.insert(masked_select_bytes(percent));
-    }
-    return sizes;
-}
-
-void register_yardsticks() {
-    for (const std::int64_t bytes : yardstick_sizes()) {
-        benchmark::RegisterBenchmark("BM_Memcpy", BM_Memcpy)->Arg(bytes);
-        benchmark::RegisterBenchmark("BM_VectorCopy", BM_VectorCopy)->Arg(bytes);
-    }
-}
+BENCHMARK(BM_Relu)->UseManualTime();
+BENCHMARK(BM_Mask)
+    ->ArgsProduct({{static_cast<int>(DType::boolean), static_cast<int>(DType::f32), static_cast<int>(DType::f64)},
+                   {kSizes[0], kSizes[1]}})
+    ->UseManualTime();
+BENCHMARK(BM_Nonzero)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0], kSizes[1]}})->UseManualTime();
+BENCHMARK(BM_NonzeroBaseline)->ArgsProduct({{kNonzeroPercents[0], kNonzeroPercents[1]}, {kSizes[0]}})->UseManualTime();
+BENCHMARK(BM_Nonzero2D)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1])->UseManualTime();
+BENCHMARK(BM_MaskedSelect)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1])->UseManualTime();
+BENCHMARK(BM_NonzeroTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1])->UseManualTime();
+BENCHMARK(BM_Nonzero2DTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1])->UseManualTime();
+BENCHMARK(BM_MaskedSelectTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPercents[1])->UseManualTime();
 
 // ---- MASK INDICES: before and after -----------------------------------------------------
 
@@ -321,8 +315,7 @@ public:
             if (!median && medians_.count(name) != 0) continue;
             if (median) medians_.insert(name);
             times_[name] = run.GetAdjustedRealTime();
-            const auto bytes = run.counters.find("bytes_per_second");
-            if (bytes != run.counters.end()) bytes_per_second_[name] = bytes->second.value;
+            record_bandwidth_case(name, run.counters);
         }
         ConsoleReporter::ReportRuns(runs);
     }
@@ -338,43 +331,27 @@ public:
                    vitals::kernels::nonzero_scan::avx512_vbmi2_allowed()     ? "AVX-512 VBMI2"
                    : vitals::kernels::nonzero_scan::avx512_vbmi2_supported() ? "the baseline, AVX2 (VITALS_MAX_CPU_ISA=avx2)"
                                                                              : "the baseline, AVX2");
-        const vitals::benches::Yardsticks yardsticks = measured_yardsticks();
-        bandwidth_ratio("BM_Relu", kReluBytes, yardsticks);
+        bandwidth_ratio("BM_Relu");
         for (const std::int64_t n : kSizes) {
-            for (const DType dtype : kMaskDtypes) {
-                bandwidth_ratio(fmt::format("BM_Mask/{}/{}", static_cast<int>(dtype), n), mask_bytes(dtype, n), yardsticks);
-            }
-            for (const std::int64_t percent : kNonzeroPercents) {
-                bandwidth_ratio(fmt::format("BM_Nonzero/{}/{}", percent, n), nonzero_bytes(percent, n), yardsticks);
-            }
+            for (const DType dtype : kMaskDtypes) bandwidth_ratio(fmt::format("BM_Mask/{}/{}", static_cast<int>(dtype), n));
+            for (const std::int64_t percent : kNonzeroPercents) bandwidth_ratio(fmt::format("BM_Nonzero/{}/{}", percent, n));
         }
         for (const std::int64_t percent : kNonzeroPercents) {
-            bandwidth_ratio(fmt::format("BM_NonzeroBaseline/{}/{}", percent, kSizes[0]), nonzero_bytes(percent, kSizes[0]),
-                            yardsticks);
+            bandwidth_ratio(fmt::format("BM_NonzeroBaseline/{}/{}", percent, kSizes[0]));
         }
-        for (const std::int64_t percent : kNonzeroPercents) {
-            bandwidth_ratio(fmt::format("BM_Nonzero2D/{}", percent), nonzero_2d_bytes(percent), yardsticks);
-        }
-        for (const std::int64_t percent : kNonzeroPercents) {
-            bandwidth_ratio(fmt::format("BM_MaskedSelect/{}", percent), masked_select_bytes(percent), yardsticks);
-        }
-        fmt::print("\nthe same 1M cases on {} intra-op threads, against the same one-thread copy (how far the threads\n"
-                   "take the op, not a ratio to what the cores copy together):\n",
+        for (const std::int64_t percent : kNonzeroPercents) bandwidth_ratio(fmt::format("BM_Nonzero2D/{}", percent));
+        for (const std::int64_t percent : kNonzeroPercents) bandwidth_ratio(fmt::format("BM_MaskedSelect/{}", percent));
+        fmt::print("\nthe same 1M cases on {} intra-op threads, against a one-thread copy (how far the threads take\n"
+                   "the op, not a ratio to what the cores copy together):\n",
                    kSharedThreads);
-        for (const std::int64_t percent : kNonzeroPercents) {
-            bandwidth_ratio(fmt::format("BM_NonzeroTwoThreads/{}", percent), nonzero_bytes(percent, kSizes[0]), yardsticks);
-        }
-        for (const std::int64_t percent : kNonzeroPercents) {
-            bandwidth_ratio(fmt::format("BM_Nonzero2DTwoThreads/{}", percent), nonzero_2d_bytes(percent), yardsticks);
-        }
-        for (const std::int64_t percent : kNonzeroPercents) {
-            bandwidth_ratio(fmt::format("BM_MaskedSelectTwoThreads/{}", percent), masked_select_bytes(percent), yardsticks);
-        }
-        fmt::print("\nthe yardsticks, GB/s (memcpy / vector copy):\n");
-        for (const auto& [bytes, best] : yardsticks) {
-            fmt::print("  {:>10} bytes  {:6.1f} / {:6.1f}{}\n", bytes, copy_bandwidth("BM_Memcpy", bytes) / 1e9,
-                       copy_bandwidth("BM_VectorCopy", bytes) / 1e9,
-                       vitals::benches::yardstick_doubt(yardsticks, bytes) ? "  (doubted)" : "");
+        for (const std::int64_t percent : kNonzeroPercents) bandwidth_ratio(fmt::format("BM_NonzeroTwoThreads/{}", percent));
+        for (const std::int64_t percent : kNonzeroPercents) bandwidth_ratio(fmt::format("BM_Nonzero2DTwoThreads/{}", percent));
+        for (const std::int64_t percent : kNonzeroPercents) bandwidth_ratio(fmt::format("BM_MaskedSelectTwoThreads/{}", percent));
+        fmt::print("\nthe yardsticks, timed in each case's iterations, GB/s (memcpy / vector copy):\n");
+        for (const auto& [name, measured] : bandwidth_cases_) {
+            fmt::print("  {:<36}  {:>10} bytes  {:6.1f} / {:6.1f}{}\n", name, measured.bytes, measured.memcpy / 1e9,
+                       measured.vector_copy / 1e9,
+                       vitals::benches::yardstick_doubt(yardsticks_around(measured), measured.bytes) ? "  (doubted)" : "");
         }
         fmt::print("\nMASK INDICES before / after on the CPU (target >= 3):\n");
         ratio("BM_MaskIndices/after:0/pct:10", "BM_MaskIndices/after:1/pct:10", times_);
@@ -384,30 +361,49 @@ public:
     }
 
 private:
-    double copy_bandwidth(const char* copy, std::int64_t bytes) const {
-        const auto it = bytes_per_second_.find(fmt::format("{}/{}", copy, bytes));
-        return it == bytes_per_second_.end() ? 0.0 : it->second;
+    // A bandwidth case's op and the copies timed in its iterations (time_against_copies).
+    struct BandwidthCase {
+        std::int64_t bytes = 0;
+        double op = 0, memcpy = 0, vector_copy = 0;  // bytes per second
+        double yardstick() const { return std::max(memcpy, vector_copy); }
+    };
+
+    void record_bandwidth_case(std::string name, const benchmark::UserCounters& counters) {
+        const auto memcpy = counters.find(kMemcpyCounter), vector_copy = counters.find(kVectorCopyCounter),
+                   op = counters.find("bytes_per_second"), bytes = counters.find("bytes_moved");
+        if (memcpy == counters.end() || vector_copy == counters.end() || op == counters.end() || bytes == counters.end()) return;
+        constexpr std::string_view kManualTime = "/manual_time";  // Google Benchmark's suffix for UseManualTime
+        if (name.ends_with(kManualTime)) name.resize(name.size() - kManualTime.size());
+        bandwidth_cases_[name] = {static_cast<std::int64_t>(bytes->second.value), op->second.value, memcpy->second.value,
+                                  vector_copy->second.value};
     }
 
-    vitals::benches::Yardsticks measured_yardsticks() const {
+    // The case's yardstick among the other cases' at other byte counts (the best at each):
+    // what yardstick_doubt compares it with.
+    vitals::benches::Yardsticks yardsticks_around(const BandwidthCase& measured) const {
         vitals::benches::Yardsticks yardsticks;
-        for (const std::int64_t bytes : yardstick_sizes()) {
-            const double best = std::max(copy_bandwidth("BM_Memcpy", bytes), copy_bandwidth("BM_VectorCopy", bytes));
-            if (best > 0) yardsticks[bytes] = best;
+        for (const auto& [name, other] : bandwidth_cases_) {
+            if (other.bytes == measured.bytes) continue;
+            double& best = yardsticks[other.bytes];
+            best = std::max(best, other.yardstick());
         }
+        yardsticks[measured.bytes] = measured.yardstick();
         return yardsticks;
     }
 
-    // The op's bytes per second over the yardstick of its byte count, or why not.
-    void bandwidth_ratio(const std::string& op, std::int64_t bytes, const vitals::benches::Yardsticks& yardsticks) const {
-        const auto x = bytes_per_second_.find(op);
-        if (x == bytes_per_second_.end()) {
+    // The op's bytes per second over its yardstick's, or why not.
+    void bandwidth_ratio(const std::string& op) const {
+        const auto it = bandwidth_cases_.find(op);
+        if (it == bandwidth_cases_.end()) {
             fmt::print("  {:<36}  not measured\n", op);
-        } else if (const auto doubt = vitals::benches::yardstick_doubt(yardsticks, bytes)) {
+            return;
+        }
+        const BandwidthCase& measured = it->second;
+        if (const auto doubt = vitals::benches::yardstick_doubt(yardsticks_around(measured), measured.bytes)) {
             fmt::print("  {:<36}  no ratio: {}\n", op, *doubt);
         } else {
-            fmt::print("  {:<36}  {:.2f}  ({:.1f} GB/s against {:.1f})\n", op, x->second / yardsticks.at(bytes), x->second / 1e9,
-                       yardsticks.at(bytes) / 1e9);
+            fmt::print("  {:<36}  {:.2f}  ({:.1f} GB/s against {:.1f})\n", op, measured.op / measured.yardstick(), measured.op / 1e9,
+                       measured.yardstick() / 1e9);
         }
     }
 
@@ -420,7 +416,8 @@ private:
         }
     }
 
-    std::map<std::string, double> times_, bytes_per_second_;
+    std::map<std::string, double> times_;
+    std::map<std::string, BandwidthCase> bandwidth_cases_;
     std::set<std::string> medians_;
 };
 
@@ -429,7 +426,6 @@ private:
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    register_yardsticks();
     // One thread, as a Timer measures by default (num_threads = 1) and as memcpy runs:
     // on a shared 2-core machine a 2-thread product mostly measures the other tenant.
     const vitals::ThreadCountScope one_thread(1);
