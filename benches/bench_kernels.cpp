@@ -112,35 +112,55 @@ void copy_with_vectors(CopyBuffers& buffers) {
 constexpr const char* kMemcpyCounter = "memcpy_bytes_per_second";
 constexpr const char* kVectorCopyCounter = "vector_copy_bytes_per_second";
 
-// Times op() (which returns the bytes it read and wrote) and, in the same iterations,
-// a memcpy and a vector copy of as many bytes, each on its own clock: the op and its
-// yardstick see the machine at the same moment. Timed minutes apart, as separate cases,
-// they did not: on a shared VM whose speed moves by 1.5-2x from one minute to the next,
-// a ratio took the swing as its own. The op's time is the case's (manual time), the
-// copies' bytes per second are its counters.
+// Times op() (which returns the bytes it read and wrote) and, between its calls, a memcpy
+// and a vector copy of as many bytes: the op and its yardstick see the machine at the
+// same moment. Timed minutes apart, as cases of their own, they did not: on a shared VM
+// whose speed moves by 1.5-2x from one minute to the next, a ratio took the swing as its
+// own. They take turns in blocks of about kTurn: a block of op calls, then one of each
+// copy, each block after one untimed call, so each runs with its data where its own
+// back-to-back calls leave them (a call after each other's, a 1M f64 mask and its copies
+// filled this core's 32 MB L3 and the mask ran from memory at a third of its speed).
+// The op's time is the case's (manual time), the copies' bytes per second its counters.
 template <class Op>
 void time_against_copies(benchmark::State& state, Op&& op) {
     using Clock = std::chrono::steady_clock;
+    constexpr double kTurn = 2e-3;  // seconds
+    const auto seconds_since = [](Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); };
     const std::int64_t bytes = op();  // sizes the copies (a hit count's bytes vary with the mask)
     CopyBuffers buffers(static_cast<std::size_t>(bytes / 2));
+    std::int64_t copies = 0;
     double memcpy_seconds = 0, vector_seconds = 0;
+    // A block of `calls` memcpys and as many vector copies, each kind after an untimed one.
+    const auto copy_block = [&](std::int64_t calls) {
+        copy_with_memcpy(buffers);
+        Clock::time_point start = Clock::now();
+        for (std::int64_t i = 0; i < calls; ++i) copy_with_memcpy(buffers);
+        memcpy_seconds += seconds_since(start);
+        copy_with_vectors(buffers);
+        start = Clock::now();
+        for (std::int64_t i = 0; i < calls; ++i) copy_with_vectors(buffers);
+        vector_seconds += seconds_since(start);
+        copies += calls;
+    };
+    std::int64_t block = 0, in_block = 0;  // op calls a block, and so far in this one
     for (auto _ : state) {
+        if (in_block == 0) op();  // untimed: the copies ran last
         const Clock::time_point start = Clock::now();
         op();
-        const Clock::time_point op_end = Clock::now();
-        copy_with_memcpy(buffers);
-        const Clock::time_point memcpy_end = Clock::now();
-        copy_with_vectors(buffers);
-        const Clock::time_point vector_end = Clock::now();
-        state.SetIterationTime(std::chrono::duration<double>(op_end - start).count());
-        memcpy_seconds += std::chrono::duration<double>(memcpy_end - op_end).count();
-        vector_seconds += std::chrono::duration<double>(vector_end - memcpy_end).count();
+        const double seconds = seconds_since(start);
+        state.SetIterationTime(seconds);
+        if (block == 0) block = std::max<std::int64_t>(1, static_cast<std::int64_t>(kTurn / std::max(seconds, 1e-9)));
+        if (++in_block == block) {
+            copy_block(block);
+            in_block = 0;
+        }
     }
-    const auto moved = static_cast<double>(state.iterations() * bytes);
+    if (copies == 0) copy_block(std::max<std::int64_t>(in_block, 1));
+    const auto copied = static_cast<double>(copies * bytes);
     state.SetBytesProcessed(state.iterations() * bytes);
     state.counters["bytes_moved"] = benchmark::Counter(static_cast<double>(bytes));
-    state.counters[kMemcpyCounter] = benchmark::Counter(moved / std::max(memcpy_seconds, 1e-12));
-    state.counters[kVectorCopyCounter] = benchmark::Counter(moved / std::max(vector_seconds, 1e-12));
+    state.counters[kMemcpyCounter] = benchmark::Counter(copied / std::max(memcpy_seconds, 1e-12));
+    state.counters[kVectorCopyCounter] = benchmark::Counter(copied / std::max(vector_seconds, 1e-12));
 }
 
 void BM_Relu(benchmark::State& state) {
