@@ -1,11 +1,11 @@
-// The kernel set under an independent harness (Google Benchmark), beside the yardsticks
-// its speed is judged by:
+// The kernel set under an independent harness (Google Benchmark), each case beside what
+// it is judged by, timed in turns with it in the same case (time_in_turns):
 //   - matmul through vitals' tensors against the same Eigen product written directly
 //     (the tensor layer should add nothing);
-//   - relu, masks and nonzero against a copy of the same number of bytes, timed in the
-//     same iterations (bytes moved = bytes read + bytes written; the faster of memcpy and
-//     a plain vector copy; the ratio is printed at the end, of the medians when run with
-//     --benchmark_repetitions=N, and refused where the yardstick is doubted);
+//   - relu, masks and nonzero against a copy of the same number of bytes (bytes moved =
+//     bytes read + bytes written; the faster of memcpy and a plain vector copy; the ratio
+//     is printed at the end, of the medians when run with --benchmark_repetitions=N, and
+//     refused where the yardstick is doubted);
 //   - the nonzero cases again on two intra-op threads, against the same copies;
 //   - MASK INDICES before against after.
 // Device variants time with CUDA events (UseManualTime) and skip without a GPU.
@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Core>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -33,34 +34,79 @@ using k::Device;
 using k::DType;
 using k::Tensor;
 
-// ---- matmul: Eigen directly vs through Tensor ------------------------------------------
-
-template <class T>
-void BM_EigenMatmul(benchmark::State& state) {
-    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const auto n = state.range(0);
-    const Matrix x = Matrix::Random(n, n), y = Matrix::Random(n, n);
-    // The result is allocated once: a fresh 1 MB Matrix per call would time glibc's
-    // mmap and page faults (+35% at 512x512 float), which the tensors' block cache avoids.
-    Matrix z(n, n);
+// Times op() for the case (manual time) and each of `others` in turns with it, returning
+// the others' seconds a call: what a ratio divides by sees the machine at the same moment
+// as the op. Timed minutes apart, as cases of their own, they did not: on a shared VM
+// whose speed moves by 1.5-2x from one minute to the next, a ratio took the swing as its
+// own. The turns are blocks of about kTurn, each after one untimed call, so each runs
+// with its data where its own back-to-back calls leave them (a call after each other's
+// put a 1M f64 mask and its 16 MB of copies into this core's 32 MB L3 together, and the
+// mask ran from memory: 0.48 of the copy, 0.70 in blocks).
+template <class Op, class... Others>
+std::array<double, sizeof...(Others)> time_in_turns(benchmark::State& state, Op&& op, Others&&... others) {
+    using Clock = std::chrono::steady_clock;
+    constexpr double kTurn = 2e-3;  // seconds
+    const auto seconds_since = [](Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    std::array<double, sizeof...(Others)> seconds{};
+    std::int64_t other_calls = 0;
+    // A block of `calls` of each other, each after an untimed one.
+    const auto others_block = [&](std::int64_t calls) {
+        std::size_t which = 0;
+        const auto time_one = [&](auto& other) {
+            other();
+            const Clock::time_point start = Clock::now();
+            for (std::int64_t i = 0; i < calls; ++i) other();
+            seconds[which++] += seconds_since(start);
+        };
+        (time_one(others), ...);
+        other_calls += calls;
+    };
+    std::int64_t block = 0, in_block = 0;  // op calls a block, and so far in this one
     for (auto _ : state) {
-        z.noalias() = x * y;
-        benchmark::DoNotOptimize(z.data());
+        if (in_block == 0) op();  // untimed: the others ran last
+        const Clock::time_point start = Clock::now();
+        op();
+        const double op_seconds = seconds_since(start);
+        state.SetIterationTime(op_seconds);
+        if (block == 0) block = std::max<std::int64_t>(1, static_cast<std::int64_t>(kTurn / std::max(op_seconds, 1e-9)));
+        if (++in_block == block) {
+            others_block(block);
+            in_block = 0;
+        }
     }
+    if (other_calls == 0) others_block(std::max<std::int64_t>(in_block, 1));
+    for (double& s : seconds) s /= static_cast<double>(other_calls);
+    return seconds;
 }
 
+// ---- matmul: through Tensor vs Eigen directly --------------------------------------------
+
+// The counter a matmul case reports: the same product written in Eigen, timed in turns.
+constexpr const char* kEigenSecondsCounter = "eigen_seconds_per_call";
+
+// k::matmul through tensors, in turns with the same Eigen product of the same data into
+// a result allocated once (a fresh 1 MB Matrix per call would time glibc's mmap and page
+// faults, +35% at 512x512 float, which the tensors' block cache avoids): their ratio is
+// what the tensor layer costs (1.00: nothing).
 template <class T>
 void BM_TensorMatmul(benchmark::State& state) {
+    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const auto n = state.range(0);
     const Tensor x = Tensor::randn({n, n}, k::dtype_of<T>(), Device::cpu, 1);
     const Tensor y = Tensor::randn({n, n}, k::dtype_of<T>(), Device::cpu, 2);
-    for (auto _ : state) benchmark::DoNotOptimize(k::matmul(x, y).raw_data());
+    const Eigen::Map<const Matrix> eigen_x(x.data<T>(), n, n), eigen_y(y.data<T>(), n, n);
+    Matrix z(n, n);
+    const auto [eigen_seconds] = time_in_turns(
+        state, [&] { benchmark::DoNotOptimize(k::matmul(x, y).raw_data()); },
+        [&] {
+            z.noalias() = eigen_x * eigen_y;
+            benchmark::DoNotOptimize(z.data());
+        });
+    state.counters[kEigenSecondsCounter] = benchmark::Counter(eigen_seconds);
 }
 
-BENCHMARK(BM_EigenMatmul<float>)->Arg(128)->Arg(512)->Arg(1024)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TensorMatmul<float>)->Arg(128)->Arg(512)->Arg(1024)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_EigenMatmul<double>)->Arg(128)->Arg(512)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TensorMatmul<double>)->Arg(128)->Arg(512)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TensorMatmul<float>)->Arg(128)->Arg(512)->Arg(1024)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TensorMatmul<double>)->Arg(128)->Arg(512)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 // ---- bandwidth-bound ops against memcpy of the same bytes ------------------------------
 
@@ -112,55 +158,18 @@ void copy_with_vectors(CopyBuffers& buffers) {
 constexpr const char* kMemcpyCounter = "memcpy_bytes_per_second";
 constexpr const char* kVectorCopyCounter = "vector_copy_bytes_per_second";
 
-// Times op() (which returns the bytes it read and wrote) and, between its calls, a memcpy
-// and a vector copy of as many bytes: the op and its yardstick see the machine at the
-// same moment. Timed minutes apart, as cases of their own, they did not: on a shared VM
-// whose speed moves by 1.5-2x from one minute to the next, a ratio took the swing as its
-// own. They take turns in blocks of about kTurn: a block of op calls, then one of each
-// copy, each block after one untimed call, so each runs with its data where its own
-// back-to-back calls leave them (a call after each other's, a 1M f64 mask and its copies
-// filled this core's 32 MB L3 and the mask ran from memory at a third of its speed).
-// The op's time is the case's (manual time), the copies' bytes per second its counters.
+// Times op() (which returns the bytes it read and wrote) in turns with a memcpy and a
+// vector copy of as many bytes, whose bytes per second are the case's counters.
 template <class Op>
 void time_against_copies(benchmark::State& state, Op&& op) {
-    using Clock = std::chrono::steady_clock;
-    constexpr double kTurn = 2e-3;  // seconds
-    const auto seconds_since = [](Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); };
     const std::int64_t bytes = op();  // sizes the copies (a hit count's bytes vary with the mask)
     CopyBuffers buffers(static_cast<std::size_t>(bytes / 2));
-    std::int64_t copies = 0;
-    double memcpy_seconds = 0, vector_seconds = 0;
-    // A block of `calls` memcpys and as many vector copies, each kind after an untimed one.
-    const auto copy_block = [&](std::int64_t calls) {
-        copy_with_memcpy(buffers);
-        Clock::time_point start = Clock::now();
-        for (std::int64_t i = 0; i < calls; ++i) copy_with_memcpy(buffers);
-        memcpy_seconds += seconds_since(start);
-        copy_with_vectors(buffers);
-        start = Clock::now();
-        for (std::int64_t i = 0; i < calls; ++i) copy_with_vectors(buffers);
-        vector_seconds += seconds_since(start);
-        copies += calls;
-    };
-    std::int64_t block = 0, in_block = 0;  // op calls a block, and so far in this one
-    for (auto _ : state) {
-        if (in_block == 0) op();  // untimed: the copies ran last
-        const Clock::time_point start = Clock::now();
-        op();
-        const double seconds = seconds_since(start);
-        state.SetIterationTime(seconds);
-        if (block == 0) block = std::max<std::int64_t>(1, static_cast<std::int64_t>(kTurn / std::max(seconds, 1e-9)));
-        if (++in_block == block) {
-            copy_block(block);
-            in_block = 0;
-        }
-    }
-    if (copies == 0) copy_block(std::max<std::int64_t>(in_block, 1));
-    const auto copied = static_cast<double>(copies * bytes);
+    const auto [memcpy_seconds, vector_seconds] =
+        time_in_turns(state, op, [&] { copy_with_memcpy(buffers); }, [&] { copy_with_vectors(buffers); });
     state.SetBytesProcessed(state.iterations() * bytes);
     state.counters["bytes_moved"] = benchmark::Counter(static_cast<double>(bytes));
-    state.counters[kMemcpyCounter] = benchmark::Counter(copied / std::max(memcpy_seconds, 1e-12));
-    state.counters[kVectorCopyCounter] = benchmark::Counter(copied / std::max(vector_seconds, 1e-12));
+    state.counters[kMemcpyCounter] = benchmark::Counter(static_cast<double>(bytes) / std::max(memcpy_seconds, 1e-12));
+    state.counters[kVectorCopyCounter] = benchmark::Counter(static_cast<double>(bytes) / std::max(vector_seconds, 1e-12));
 }
 
 void BM_Relu(benchmark::State& state) {
@@ -282,13 +291,19 @@ BENCHMARK(BM_MaskedSelectTwoThreads)->Arg(kNonzeroPercents[0])->Arg(kNonzeroPerc
 
 // ---- MASK INDICES: before and after -----------------------------------------------------
 
+// The counter a MASK INDICES case reports: the "after" version, timed in turns.
+constexpr const char* kAfterSecondsCounter = "after_seconds_per_call";
+
+// MASK INDICES "before" at range(0) percent hits, in turns with "after".
 void BM_MaskIndices(benchmark::State& state) {
-    const bool after = state.range(0) == 1;
-    const double density = static_cast<double>(state.range(1)) / 100.0;
+    const double density = static_cast<double>(state.range(0)) / 100.0;
     const k::MaskIndices workload(1 << 20, Device::cpu, density);
-    for (auto _ : state) benchmark::DoNotOptimize((after ? workload.after() : workload.before()).raw_data());
+    const auto [after_seconds] = time_in_turns(
+        state, [&] { benchmark::DoNotOptimize(workload.before().raw_data()); },
+        [&] { benchmark::DoNotOptimize(workload.after().raw_data()); });
+    state.counters[kAfterSecondsCounter] = benchmark::Counter(after_seconds);
 }
-BENCHMARK(BM_MaskIndices)->ArgsProduct({{0, 1}, {10, 50}})->ArgNames({"after", "pct"})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MaskIndices)->Arg(10)->Arg(50)->ArgNames({"pct"})->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 // ---- CUDA: the same ops on a device, timed with CUDA events ------------------------------
 
@@ -336,15 +351,17 @@ public:
             if (median) medians_.insert(name);
             times_[name] = run.GetAdjustedRealTime();
             record_bandwidth_case(name, run.counters);
+            record_turns(name, run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit), run.counters);
         }
         ConsoleReporter::ReportRuns(runs);
     }
 
     void print_ratios() const {
         if (times_.empty()) return;  // --benchmark_list_tests, or a filter that matched nothing
-        fmt::print("\nmatmul through Tensor / Eigen directly (1.00 = no overhead):\n");
-        for (const char* n : {"128", "512", "1024"}) {
-            ratio(fmt::format("BM_TensorMatmul<float>/{}", n), fmt::format("BM_EigenMatmul<float>/{}", n), times_);
+        fmt::print("\nmatmul through Tensor / the same Eigen product, timed in turns (1.00 = no overhead):\n");
+        for (const char* name : {"BM_TensorMatmul<float>/128", "BM_TensorMatmul<float>/512", "BM_TensorMatmul<float>/1024",
+                                 "BM_TensorMatmul<double>/128", "BM_TensorMatmul<double>/512"}) {
+            turn_ratio(name, "Tensor", "Eigen");
         }
         fmt::print("\nbytes per second of each op / the faster of memcpy and a vector copy of the same bytes (target >= 0.50):\n");
         fmt::print("  (the nonzero scan's best path on this CPU: {}; BM_NonzeroBaseline forces the baseline)\n",
@@ -374,8 +391,8 @@ public:
                        vitals::benches::yardstick_doubt(yardsticks_around(measured), measured.bytes) ? "  (doubted)" : "");
         }
         fmt::print("\nMASK INDICES before / after on the CPU (target >= 3):\n");
-        ratio("BM_MaskIndices/after:0/pct:10", "BM_MaskIndices/after:1/pct:10", times_);
-        ratio("BM_MaskIndices/after:0/pct:50", "BM_MaskIndices/after:1/pct:50", times_);
+        turn_ratio("BM_MaskIndices/pct:10", "before", "after");
+        turn_ratio("BM_MaskIndices/pct:50", "before", "after");
         fmt::print("\nMASK INDICES before / after on CUDA (the tutorial's 20x):\n");
         ratio("BM_CudaMaskIndices/0/manual_time", "BM_CudaMaskIndices/1/manual_time", times_);
     }
@@ -392,9 +409,7 @@ private:
         const auto memcpy = counters.find(kMemcpyCounter), vector_copy = counters.find(kVectorCopyCounter),
                    op = counters.find("bytes_per_second"), bytes = counters.find("bytes_moved");
         if (memcpy == counters.end() || vector_copy == counters.end() || op == counters.end() || bytes == counters.end()) return;
-        constexpr std::string_view kManualTime = "/manual_time";  // Google Benchmark's suffix for UseManualTime
-        if (name.ends_with(kManualTime)) name.resize(name.size() - kManualTime.size());
-        bandwidth_cases_[name] = {static_cast<std::int64_t>(bytes->second.value), op->second.value, memcpy->second.value,
+        bandwidth_cases_[strip_manual_time(std::move(name))] = {static_cast<std::int64_t>(bytes->second.value), op->second.value, memcpy->second.value,
                                   vector_copy->second.value};
     }
 
@@ -409,6 +424,34 @@ private:
         }
         yardsticks[measured.bytes] = measured.yardstick();
         return yardsticks;
+    }
+
+    // A case timed in turns with another (time_in_turns): both seconds a call.
+    void record_turns(std::string name, double seconds, const benchmark::UserCounters& counters) {
+        for (const char* counter : {kEigenSecondsCounter, kAfterSecondsCounter}) {
+            const auto other = counters.find(counter);
+            if (other == counters.end()) continue;
+            turns_[strip_manual_time(std::move(name))] = {seconds, other->second.value};
+            return;
+        }
+    }
+
+    // The case's seconds over those of what took turns with it.
+    void turn_ratio(const std::string& name, const char* case_is, const char* other_is) const {
+        const auto it = turns_.find(name);
+        if (it == turns_.end()) {
+            fmt::print("  {:<36}  not measured\n", name);
+            return;
+        }
+        const auto [seconds, other] = it->second;
+        fmt::print("  {:<36}  {:.2f}  ({} {:.1f} us, {} {:.1f} us)\n", name, seconds / other, case_is, seconds * 1e6, other_is,
+                   other * 1e6);
+    }
+
+    static std::string strip_manual_time(std::string name) {
+        constexpr std::string_view kManualTime = "/manual_time";  // Google Benchmark's suffix for UseManualTime
+        if (name.ends_with(kManualTime)) name.resize(name.size() - kManualTime.size());
+        return name;
     }
 
     // The op's bytes per second over its yardstick's, or why not.
@@ -438,6 +481,7 @@ private:
 
     std::map<std::string, double> times_;
     std::map<std::string, BandwidthCase> bandwidth_cases_;
+    std::map<std::string, std::pair<double, double>> turns_;  // seconds a call: the case's, the other's
     std::set<std::string> medians_;
 };
 
