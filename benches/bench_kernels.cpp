@@ -38,22 +38,28 @@ using k::Tensor;
 // the others' seconds a call: what a ratio divides by sees the machine at the same moment
 // as the op. Timed minutes apart, as cases of their own, they did not: on a shared VM
 // whose speed moves by 1.5-2x from one minute to the next, a ratio took the swing as its
-// own. The turns are blocks of about kTurn, each after one untimed call, so each runs
-// with its data where its own back-to-back calls leave them (a call after each other's
-// put a 1M f64 mask and its 16 MB of copies into this core's 32 MB L3 together, and the
-// mask ran from memory: 0.48 of the copy, 0.70 in blocks).
+// own. Each turn is a block of calls lasting about kTurn, after untimed calls for an
+// eighth of that, so each runs as its own back-to-back calls leave the caches: a 1M f64
+// mask after each call of its 16 MB of copies ran from memory (0.48 of the copy, 0.70 in
+// blocks), and MASK INDICES "after" takes tens of calls to come back to speed after
+// "before" (1M at 10%: 340 us a call in turns of 2 ms, 180 in turns of 20 ms, 144 in
+// turns of 100 ms, 128 alone).
 template <class Op, class... Others>
 std::array<double, sizeof...(Others)> time_in_turns(benchmark::State& state, Op&& op, Others&&... others) {
     using Clock = std::chrono::steady_clock;
-    constexpr double kTurn = 2e-3;  // seconds
+    constexpr double kTurn = 0.1;  // seconds
     const auto seconds_since = [](Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); };
     std::array<double, sizeof...(Others)> seconds{};
     std::int64_t other_calls = 0;
-    // A block of `calls` of each other, each after an untimed one.
-    const auto others_block = [&](std::int64_t calls) {
+    std::int64_t block = 0, in_block = 0;  // op calls a turn, and so far in this one
+    const auto warm_up = [&](auto& call) {
+        for (std::int64_t i = 0; i < std::max<std::int64_t>(1, block / 8); ++i) call();
+    };
+    // A turn of `calls` of each other.
+    const auto others_turn = [&](std::int64_t calls) {
         std::size_t which = 0;
         const auto time_one = [&](auto& other) {
-            other();
+            warm_up(other);
             const Clock::time_point start = Clock::now();
             for (std::int64_t i = 0; i < calls; ++i) other();
             seconds[which++] += seconds_since(start);
@@ -61,20 +67,19 @@ std::array<double, sizeof...(Others)> time_in_turns(benchmark::State& state, Op&
         (time_one(others), ...);
         other_calls += calls;
     };
-    std::int64_t block = 0, in_block = 0;  // op calls a block, and so far in this one
     for (auto _ : state) {
-        if (in_block == 0) op();  // untimed: the others ran last
+        if (in_block == 0) warm_up(op);  // the others ran last
         const Clock::time_point start = Clock::now();
         op();
         const double op_seconds = seconds_since(start);
         state.SetIterationTime(op_seconds);
         if (block == 0) block = std::max<std::int64_t>(1, static_cast<std::int64_t>(kTurn / std::max(op_seconds, 1e-9)));
         if (++in_block == block) {
-            others_block(block);
+            others_turn(block);
             in_block = 0;
         }
     }
-    if (other_calls == 0) others_block(std::max<std::int64_t>(in_block, 1));
+    if (other_calls == 0) others_turn(std::max<std::int64_t>(in_block, 1));
     for (double& s : seconds) s /= static_cast<double>(other_calls);
     return seconds;
 }
