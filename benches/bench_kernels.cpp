@@ -41,9 +41,9 @@ using k::Tensor;
 // own. Each turn is a block of calls lasting about kTurn, after untimed calls for an
 // eighth of that, so each runs as its own back-to-back calls leave the caches: a 1M f64
 // mask after each call of its 16 MB of copies ran from memory (0.48 of the copy, 0.70 in
-// blocks), and MASK INDICES "after" takes tens of calls to come back to speed after
-// "before" (1M at 10%: 340 us a call in turns of 2 ms, 180 in turns of 20 ms, 144 in
-// turns of 100 ms, 128 alone).
+// blocks), and MASK INDICES "after", run straight after "before", takes three calls to
+// come back to speed (1M at 10%: 436, 233, 140, then 118 us; on average 340 us a call in
+// turns of 2 ms, 144 in turns of 100 ms, 128 alone).
 template <class Op, class... Others>
 std::array<double, sizeof...(Others)> time_in_turns(benchmark::State& state, Op&& op, Others&&... others) {
     using Clock = std::chrono::steady_clock;
