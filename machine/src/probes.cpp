@@ -249,10 +249,13 @@ VITALS_UNROLLED_TRIAD(avx2, __attribute__((target("avx2,fma"))), __m256d, _mm256
 }  // namespace
 
 Isa widest_isa() {
-    // Throws on a bad VITALS_MAX_CPU_ISA, before anything is measured.
-    static const Isa found = has_avx512() && max_cpu_isa() == MaxCpuIsa::avx512 ? Isa::avx512
-                             : has_avx2()                                        ? Isa::avx2
-                                                                                 : Isa::baseline;
+    static const Isa found = [] {
+        // Read first, so that a bad VITALS_MAX_CPU_ISA throws before anything is
+        // measured on every CPU, not only on those with AVX-512.
+        const MaxCpuIsa cap = max_cpu_isa();
+        if (has_avx512() && cap == MaxCpuIsa::avx512) return Isa::avx512;
+        return has_avx2() ? Isa::avx2 : Isa::baseline;
+    }();
     return found;
 }
 
