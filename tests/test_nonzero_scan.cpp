@@ -327,6 +327,79 @@ TEST(NonzeroScan, ASparseFirstBlockStagesEveryBlock) {
     }
 }
 
+// StagedValues against a plain loop: the values, the count, whether it went dense, and
+// no entry written past the count. The values sit in storage exactly n long, so a round
+// that loaded past the array's last word would read outside it (reported under ASan).
+template <class T, class M>
+void expect_staged_values_match(const Values<M>& mask, const std::string& what, int threads = 1) {
+    const auto n = static_cast<std::int64_t>(mask.size);
+    Values<T> values(mask.size);
+    for (std::size_t i = 0; i < values.size; ++i) values.data[i] = static_cast<T>(i) + T(0.5);
+    std::vector<T> expected;
+    for (std::size_t i = 0; i < mask.size; ++i) {
+        if (mask.data[i] != M(0)) expected.push_back(values.data[i]);
+    }
+    const vitals::ThreadCountScope scope(threads);
+    const scan::StagedValues<T, M> staged(mask.data.get(), values.data.get(), n);
+    ASSERT_EQ(staged.count(), static_cast<std::int64_t>(expected.size())) << what;
+    const T sentinel = T(-77);
+    std::vector<T> out(expected.size() + 40, sentinel);
+    staged.write(out.data());
+    EXPECT_EQ(std::vector<T>(out.begin(), out.begin() + staged.count()), expected) << what;
+    for (std::size_t i = expected.size(); i < out.size(); ++i) ASSERT_EQ(out[i], sentinel) << what << ", entry " << i;
+}
+
+template <class T, class M>
+void check_staged_values() {
+    for (const std::int64_t n : {0, 1, 7, 8, 9, 63, 64, 65, 255, 256, 257, 1000, 4099, 70001}) {
+        for (const double density : {0.0, 0.01, 0.1, 0.2, 0.5, 0.9, 1.0}) {
+            expect_staged_values_match<T>(random_mask<M>(n, density, static_cast<unsigned>(n) + 5),
+                                          "n=" + std::to_string(n) + " density=" + std::to_string(density));
+        }
+    }
+    // A block exactly full, and the array's last word with one hit, at its first element:
+    // every round of that word would load past the end.
+    for (const std::int64_t n : {scan::kBlock, 2 * scan::kBlock}) {
+        Values<M> mask(static_cast<std::size_t>(n));
+        mask.data[static_cast<std::size_t>(n - 64)] = M(1);
+        mask.data[0] = M(1);
+        expect_staged_values_match<T>(mask, "one hit in the last word, n=" + std::to_string(n));
+    }
+}
+
+TEST(NonzeroScan, StagedValuesMatchAPlainLoop) {
+    check_staged_values<float, bool>();
+    check_staged_values<float, float>();
+    check_staged_values<double, std::int64_t>();
+    check_staged_values<double, double>();
+}
+
+TEST(NonzeroScan, StagedValuesCompressOnceTheFirstBlockIsDense) {
+    const Values<float> dense_first = two_density_mask(0.6, 0.05);
+    const auto n = static_cast<std::int64_t>(dense_first.size);
+    std::vector<float> values(dense_first.size, 3.0f);
+    const scan::StagedValues<float, float> dense(dense_first.data.get(), values.data(), n);
+    EXPECT_EQ(dense.dense(), scan::compress_supported(scan::ScanPath::baseline));
+    expect_staged_values_match<float>(dense_first, "dense first block");
+    const Values<float> sparse_first = two_density_mask(0.05, 0.6);
+    const scan::StagedValues<float, float> sparse(sparse_first.data.get(), values.data(), n);
+    EXPECT_FALSE(sparse.dense());
+    expect_staged_values_match<float>(sparse_first, "sparse first block");
+}
+
+TEST(NonzeroScan, StagedValuesRefuseAMaskThatChangedBeforeADenseWrite) {
+    if (!scan::compress_supported(scan::ScanPath::baseline)) GTEST_SKIP() << "a dense write needs AVX2 in the build";
+    Values<float> mask = two_density_mask(0.6, 0.05);
+    const auto n = static_cast<std::int64_t>(mask.size);
+    std::vector<float> values(mask.size, 3.0f);
+    const scan::StagedValues<float, float> staged(mask.data.get(), values.data(), n);
+    ASSERT_TRUE(staged.dense());
+    for (std::int64_t i = scan::kBlock; i < 2 * scan::kBlock; ++i) mask.data[static_cast<std::size_t>(i)] = 1.0f;
+    std::vector<float> out(static_cast<std::size_t>(staged.count()) + 40, -1.0f);
+    EXPECT_THROW(staged.write(out.data()), std::logic_error);
+    for (auto i = static_cast<std::size_t>(staged.count()); i < out.size(); ++i) ASSERT_EQ(out[i], -1.0f) << "entry " << i;
+}
+
 TEST(NonzeroScan, TheWidePathRunsOnlyWhereTheCpuHasIt) {
     const std::vector<float> x(10, 1.0f);
     if (scan::avx512_vbmi2_supported()) {
@@ -415,5 +488,7 @@ TEST(NonzeroScan, TwoThreadsStageAndWriteWhatOneWould) {
     for (const double density : {0.001, 0.1, 0.5, 1.0}) {
         expect_scan_matches(random_mask<bool>(n, density, 11), "bool on two threads, density=" + std::to_string(density));
         expect_scan_matches(random_mask<float>(n, density, 12), "float on two threads, density=" + std::to_string(density));
+        expect_staged_values_match<float>(random_mask<bool>(n, density, 13),
+                                          "values on two threads, density=" + std::to_string(density), 2);
     }
 }

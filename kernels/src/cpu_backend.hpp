@@ -35,8 +35,9 @@ void relation_mask(const T* x, Relation op, T scalar, M* out, std::int64_t n);
 // nonzero's second pass: the hits of a tensor of `shape`, shape.size() int64 per hit, to
 // out[0, hits.count() * shape.size()) (nothing for a 0-D tensor).
 void nonzero(const nonzero_scan::StagedHits& hits, const Shape& shape, std::int64_t* out);
-// masked_select's second pass: the values x[0, n) where mask, on which `hits` were
-// staged, is non-zero, in order, to out[0, hits.count()). M = any element type.
+// masked_select's second pass on AVX-512 (off it, StagedValues writes the values): the
+// values x[0, n) where mask, on which `hits` were staged, is non-zero, in order, to
+// out[0, hits.count()). M = any element type.
 template <class T, class M>
 void masked_select(const nonzero_scan::StagedHits& hits, const M* mask, const T* x, std::int64_t n, T* out);
 

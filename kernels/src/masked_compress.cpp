@@ -1,20 +1,25 @@
-// masked_select's second pass for a dense mask: the values at the mask's hits, packed a
-// register at a time straight from the mask (nonzero_scan.hpp, compress_values), which
-// beats a gather at staged positions once hits are common. AVX-512's compress
+// masked_select's passes over the values. Off AVX-512, the first pass stages the value
+// at each hit as it reads the mask (StagedValues): a word of up to eight hits in a round
+// of eight from their bit positions, a denser one as a dense compress packs it. A dense
+// mask's second pass packs the values a register at a time straight from the mask
+// (compress_values), which beats staging them once hits are common: AVX-512's compress
 // instruction where the CPU has it (checked at run time), else on an AVX2 build a lane
 // permutation per byte of hit bits from a table of positions.
 #include "nonzero_scan.hpp"
 
 #include "scan_words.hpp"
+#include "vitals/kernels/allocator.hpp"
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 
 namespace vitals::kernels::nonzero_scan {
 namespace {
 
+using words::count_hits;
 using words::hit_bits;
 using words::kWord;
 using words::lowest_set_bit;
@@ -138,7 +143,122 @@ VITALS_AVX512_TARGET void compress_values_avx512(const M* mask, const T* values,
 }
 #endif
 
+// Stages the values at a word's hits from their bit positions, eight per round with no
+// branch on the count until it passes eight, as the scan stages positions
+// (nonzero_scan.cpp). A round past the last hit writes entries the next word
+// overwrites, and loads the element after the word (the position of no bit is 64),
+// which must exist: the caller stages the array's last word otherwise.
+template <class T>
+inline void stage_word_values_sparse(std::uint64_t bits, int hits, const T* values, T* out) {
+    int k = 0;
+    do {
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j) {
+            out[k + j] = values[lowest_set_bit(bits)];
+            bits &= bits - 1;
+        }
+        k += 8;
+    } while (k < hits);
+}
+
+// Up to kValueSlack entries past the word's last hit written, as the sparse rounds do.
+template <class T>
+inline void stage_word_values(std::uint64_t bits, int hits, const T* values, T* out) {
+#if defined(VITALS_SCAN_AVX2)
+    if (hits > kSparseWordHits) {
+        compress_word_avx2(bits, values, out, hits + kValueSlack);
+        return;
+    }
+#endif
+    stage_word_values_sparse(bits, hits, values, out);
+}
+
+// Stages the values at the hits of one block of len <= kBlock elements into out, and
+// returns its hits. Four words at a time, their loads and compares issued before the
+// first is staged, as the scan does; the block's last four words (or fewer) one at a
+// time, hit by hit, so that no round reads past the block, whose end may be the array's.
+template <class T, class M>
+[[gnu::noinline]] std::int64_t stage_block_values(const M* mask, const T* values, std::int64_t len, T* out) {
+    constexpr int kWords = 4;
+    std::int64_t staged = 0;
+    std::int64_t i = 0;
+    for (; i + kWords * kWord < len; i += kWords * kWord) {
+        std::uint64_t bits[kWords];
+        int hits[kWords];
+#pragma GCC unroll 4
+        for (int w = 0; w < kWords; ++w) {
+            bits[w] = hit_bits(mask + i + w * kWord);
+            hits[w] = std::popcount(bits[w]);
+        }
+#pragma GCC unroll 4
+        for (int w = 0; w < kWords; ++w) {
+            stage_word_values(bits[w], hits[w], values + i + w * kWord, out + staged);
+            staged += hits[w];
+        }
+    }
+    for (; i < len; i += kWord) {
+        const std::int64_t word_len = std::min(kWord, len - i);
+        std::uint64_t bits = word_len == kWord ? hit_bits(mask + i) : partial_hit_bits(mask + i, word_len);
+        for (; bits != 0; bits &= bits - 1) out[staged++] = values[i + lowest_set_bit(bits)];
+    }
+    return staged;
+}
+
 }  // namespace
+
+template <class T, class M>
+StagedValues<T, M>::StagedValues(const M* mask, const T* values, std::int64_t n)
+    : mask_(mask), values_(values), n_(n) {
+    blocks_ = (n + kBlock - 1) / kBlock;
+    // The block counts and the hits before each first, then the blocks' regions of
+    // values (the last one as long as its block, with its slack).
+    const std::int64_t region_values =
+        blocks_ == 0 ? 0 : (blocks_ - 1) * kBlockRegion + (n - (blocks_ - 1) * kBlock) + kValueSlack;
+    scratch_bytes_ = static_cast<std::size_t>(2 * blocks_) * sizeof(std::int64_t) +
+                     static_cast<std::size_t>(region_values) * sizeof(T);
+    scratch_ = detail::allocate(Device::cpu, scratch_bytes_);
+    block_hits_ = static_cast<std::int64_t*>(scratch_);
+    block_first_ = block_hits_ + blocks_;
+    staged_ = reinterpret_cast<T*>(block_first_ + blocks_);
+    // Stages the block's values, or (stage false) counts its hits only.
+    const auto scan_block = [&](std::int64_t block, bool stage) {
+        const std::int64_t start = block * kBlock;
+        const std::int64_t len = std::min(kBlock, n - start);
+        block_hits_[block] =
+            stage ? stage_block_values(mask + start, values + start, len, block_values(block)) : count_hits(mask + start, len);
+    };
+    if (blocks_ > 1) {
+        // The first block decides for the rest, as in StagedHits.
+        scan_block(0, true);
+        dense_ = compress_pays(block_hits_[0], kBlock, ScanPath::baseline);
+        for_each_block_index(blocks_ - 1, [&](std::int64_t rest) { scan_block(rest + 1, !dense_); });
+    } else if (blocks_ == 1) {
+        scan_block(0, true);
+    }
+    for (std::int64_t block = 0; block < blocks_; ++block) {
+        block_first_[block] = count_;
+        count_ += block_hits_[block];
+    }
+}
+
+template <class T, class M>
+StagedValues<T, M>::~StagedValues() {
+    detail::deallocate(Device::cpu, scratch_, scratch_bytes_);
+}
+
+template <class T, class M>
+void StagedValues<T, M>::write(T* out) const {
+    for_each_block_index(blocks_, [&](std::int64_t block) {
+        const std::int64_t start = block * kBlock;
+        const std::int64_t hits = block_hits_[block];
+        T* block_out = out + block_first_[block];
+        if (dense_) {
+            compress_values(mask_ + start, values_ + start, std::min(kBlock, n_ - start), block_out, hits, ScanPath::baseline);
+        } else if (hits > 0) {
+            std::memcpy(block_out, block_values(block), static_cast<std::size_t>(hits) * sizeof(T));
+        }
+    });
+}
 
 bool compress_supported(ScanPath path) {
     path = words::resolved(path);
@@ -150,9 +270,10 @@ bool compress_supported(ScanPath path) {
 #endif
 }
 
-bool compress_pays(std::int64_t hits, std::int64_t n) {
-    const std::int64_t from_percent = avx512_vbmi2_allowed() ? 25 : 35;
-    return compress_supported() && hits * 100 >= n * from_percent;
+bool compress_pays(std::int64_t hits, std::int64_t n, ScanPath path) {
+    path = words::resolved(path);
+    const std::int64_t from_percent = path == ScanPath::avx512_vbmi2 ? 25 : 35;
+    return compress_supported(path) && hits * 100 >= n * from_percent;
 }
 
 template <class T, class M>
@@ -172,8 +293,9 @@ void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std
     (void)mask, (void)values, (void)n, (void)out, (void)count;
 }
 
-#define VITALS_COMPRESS_VALUES(T, M) \
-    template void compress_values<T, M>(const M*, const T*, std::int64_t, T*, std::int64_t, ScanPath);
+#define VITALS_COMPRESS_VALUES(T, M)                                                                     \
+    template void compress_values<T, M>(const M*, const T*, std::int64_t, T*, std::int64_t, ScanPath); \
+    template class StagedValues<T, M>;
 VITALS_COMPRESS_VALUES(float, float)
 VITALS_COMPRESS_VALUES(float, double)
 VITALS_COMPRESS_VALUES(float, bool)

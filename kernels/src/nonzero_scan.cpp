@@ -148,16 +148,6 @@ template <class T>
     return staged;
 }
 
-// The hits of one block of len <= kBlock elements, counted only (Staging::counts_when_dense).
-template <class T>
-std::int64_t count_block_baseline(const T* x, std::int64_t len) {
-    std::int64_t hits = 0;
-    std::int64_t i = 0;
-    for (; i + kWord <= len; i += kWord) hits += std::popcount(hit_bits(x + i));
-    if (i < len) hits += std::popcount(partial_hit_bits(x + i, len - i));
-    return hits;
-}
-
 #if defined(VITALS_SCAN_AVX512)
 using words::hit_bits_avx512;
 
@@ -254,7 +244,7 @@ StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path, Staging stagin
         }
 #endif
         block_hits_[block] =
-            stage ? stage_block_baseline(x + start, len, block_positions(block)) : count_block_baseline(x + start, len);
+            stage ? stage_block_baseline(x + start, len, block_positions(block)) : words::count_hits(x + start, len);
     };
     if (staging == Staging::counts_when_dense && blocks_ > 1) {
         // The first block decides for the rest: staged on the caller's thread, then the

@@ -125,10 +125,60 @@ void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std
 // baseline where the build has AVX2; `best` as StagedHits picks it.
 bool compress_supported(ScanPath path = ScanPath::best);
 
-// Whether compress_values on the best path beats a gather at staged positions for
-// `hits` hits among n elements. Measured crossovers on Zen 4, 1M floats, one thread:
-// 20-25% hits for AVX-512's compress (from 25%), 30-40% for the AVX2 permutes (from
-// 35%: 132-134 us against the gather's 121-123 at 30%, 132-135 against 156-161 at 40%).
-bool compress_pays(std::int64_t hits, std::int64_t n);
+// Whether compress_values on `path` beats staging the values otherwise, for `hits` hits
+// among n elements: a gather at StagedHits' positions on AVX-512 (measured crossover on
+// Zen 4, 1M floats, one thread: 20-25% hits, so from 25%), StagedValues on the baseline
+// (Zen 3, AVX2, the same case: within 4% of each other from 20% to 35% hits, compress
+// ahead from 40%, 286 against 326 us, and at 50%, 286 against 364; so from 35%).
+bool compress_pays(std::int64_t hits, std::int64_t n, ScanPath path = ScanPath::best);
+
+// The most entries a word's value staging writes past its last hit (a round of eight, or
+// a register of 8 floats or 4 doubles), which the block's next word overwrites.
+inline constexpr std::int64_t kValueSlack = 8;
+
+// masked_select's first pass on the baseline path (where AVX-512 VBMI2 is not allowed):
+// the value at each hit of mask[0, n) staged as the mask is read, into a region per
+// block, so that the second pass is a copy. Staging positions (StagedHits) and gathering
+// from them reads the positions back and each hit's value on its own (1M floats at 10%
+// hits, one thread, Zen 3, interleaved in one process: 175-203 against 217-259 us). Blocks
+// go as StagedHits' do; once the first block shows a dense mask (compress_pays on the
+// baseline), the others are only counted, and write() compresses the values from the
+// mask (compress_values). Temporary memory, from the CPU allocator: sizeof(T) per
+// element reserved (and 16 bytes per block), about sizeof(T) per hit written.
+template <class T, class M>
+class StagedValues {
+public:
+    StagedValues(const M* mask, const T* values, std::int64_t n);
+    ~StagedValues();
+    StagedValues(const StagedValues&) = delete;
+    StagedValues& operator=(const StagedValues&) = delete;
+
+    std::int64_t count() const { return count_; }
+
+    // Whether the first block was dense: the other blocks were counted, not staged.
+    bool dense() const { return dense_; }
+
+    // Writes the count() values to out[0, count()), and nothing past it: the staged
+    // blocks copied, or where dense(), compressed from the mask and the values again
+    // (std::logic_error if the mask's hits changed since). On the intra-op threads, as
+    // the scan's blocks.
+    void write(T* out) const;
+
+private:
+    static constexpr std::int64_t kBlockRegion = kBlock + kValueSlack;
+    T* block_values(std::int64_t block) const { return staged_ + block * kBlockRegion; }
+
+    const M* mask_;
+    const T* values_;
+    std::int64_t n_;
+    void* scratch_ = nullptr;
+    std::size_t scratch_bytes_ = 0;
+    std::int64_t* block_hits_ = nullptr;   // hits per block
+    std::int64_t* block_first_ = nullptr;  // hits in the blocks before each
+    T* staged_ = nullptr;                  // the blocks' regions, one after another
+    std::int64_t blocks_ = 0;
+    std::int64_t count_ = 0;
+    bool dense_ = false;
+};
 
 }  // namespace vitals::kernels::nonzero_scan

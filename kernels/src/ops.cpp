@@ -204,9 +204,16 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
             }
             return out;
         }
-        // CPU: find the hits of the mask, allocate exactly, then gather the values.
+        // CPU: find the hits of the mask, allocate exactly, then write the values: off
+        // AVX-512 staged with the hits, on it gathered at the staged positions.
         return with_any_type(mask.dtype(), [&](auto mask_zero) {
             using M = decltype(mask_zero);
+            if (!nonzero_scan::avx512_vbmi2_allowed()) {
+                const nonzero_scan::StagedValues<T, M> staged(mask.data<M>(), x.data<T>(), n);
+                Tensor out = Tensor::empty({staged.count()}, x.dtype(), Device::cpu);
+                staged.write(out.data<T>());
+                return out;
+            }
             const nonzero_scan::StagedHits hits(mask.data<M>(), n, nonzero_scan::ScanPath::best,
                                                 nonzero_scan::Staging::counts_when_dense);
             Tensor out = Tensor::empty({hits.count()}, x.dtype(), Device::cpu);

@@ -123,6 +123,16 @@ inline unsigned lowest_set_bit(std::uint64_t bits) {
 #endif
 }
 
+// The hits among x[0, len), counted only, on the baseline.
+template <class T>
+inline std::int64_t count_hits(const T* x, std::int64_t len) {
+    std::int64_t hits = 0;
+    std::int64_t i = 0;
+    for (; i + kWord <= len; i += kWord) hits += std::popcount(hit_bits(x + i));
+    if (i < len) hits += std::popcount(partial_hit_bits(x + i, len - i));
+    return hits;
+}
+
 #if defined(VITALS_SCAN_AVX512)
 template <class T>
 VITALS_AVX512_TARGET inline std::uint64_t hit_bits_avx512(const T* x) {
