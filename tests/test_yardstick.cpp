@@ -25,6 +25,16 @@ TEST(Yardstick, ATenfoldOutlierIsDoubtedWithItsNeighboursNamed) {
 TEST(Yardstick, AnInnerSizeIsDoubtedOnlyWhenBothNeighboursDisagree) {
     EXPECT_TRUE(yardstick_doubt({{1, 50e9}, {2, 10e9}, {3, 50e9}}, 2));
     EXPECT_FALSE(yardstick_doubt({{1, 50e9}, {2, 20e9}, {3, 11e9}}, 2)) << "a step down a cache level: 2.5x one side, 1.8x the other";
+    EXPECT_TRUE(yardstick_doubt({{1, 10e9}, {2, 50e9}, {3, 10e9}}, 2)) << "faster than both";
+}
+
+// A Zen 3 EPYC's copies (512 KiB L2, 32 MiB L3): the 16.8 MB one half in L3, 2.3x off
+// each side, is a step down the levels, not an outlier; the same speed past both
+// neighbours' (slower than the larger size's, faster than the smaller's) is doubted.
+TEST(Yardstick, ASizeBetweenItsNeighboursSpeedsIsAStepDownTheCacheLevels) {
+    EXPECT_FALSE(yardstick_doubt({{9435424, 64.0e9}, {16777216, 27.6e9}, {30203032, 12.1e9}}, 16777216));
+    EXPECT_TRUE(yardstick_doubt({{9435424, 12.1e9}, {16777216, 27.6e9}, {30203032, 64.0e9}}, 16777216));
+    EXPECT_TRUE(yardstick_doubt({{9435424, 64.0e9}, {16777216, 5.0e9}, {30203032, 12.1e9}}, 16777216));
     // Exactly 2x is within the tolerance, a hair past it is not.
     EXPECT_FALSE(yardstick_doubt({{1, 20e9}, {2, 10e9}}, 2));
     EXPECT_TRUE(yardstick_doubt({{1, 20.1e9}, {2, 10e9}}, 2));
