@@ -2,8 +2,9 @@
 // input once and stages each hit as a 16-bit position inside its block of kBlock
 // elements, counting them; the caller then allocates its result at the exact size, and
 // the second pass writes it from the staged positions alone (the input is not read
-// again, so the count and the writes always agree). A dense masked_select reads the mask
-// again instead (compress_values), and checks the count. Both passes
+// again, so the count and the writes always agree). Off AVX-512, masked_select stages
+// the values at its hits instead of their positions (StagedValues); a dense one reads
+// the mask again (compress_values), and checks the count. Both passes
 // share the blocks out among the intra-op threads (OpenMP: as many as a Timer's
 // num_threads grants, all the cores outside one), each block on its own. Host-only;
 // instantiated for the tensor element types (float, double, bool, std::int64_t).
@@ -109,11 +110,11 @@ private:
 };
 
 // masked_select's second pass for a dense mask: the values where mask[0, n) is non-zero,
-// in order, compressed a register at a time, which beats a gather at the staged
-// positions once hits are common. On AVX-512 (avx512_vbmi2) a compress instruction packs
+// in order, compressed a register at a time, which beats staging them (a gather at
+// StagedHits' positions, or StagedValues) once hits are common. On AVX-512 (avx512_vbmi2) a compress instruction packs
 // 16 floats or 8 doubles; on the baseline of an AVX2 build a lane permutation from a
 // table of positions packs 8 floats, or 4 doubles, per byte or half byte of hit bits.
-// `count` is what StagedHits counted on the mask: exactly that many values are written,
+// `count` is what the first pass counted on the mask: exactly that many values are written,
 // and nothing at out[count] or beyond. Throws std::logic_error if the mask now holds more
 // or fewer hits (it changed since it was staged), or where compress_supported(path) is
 // false. masked_select calls it a block at a time, with the block's count.
