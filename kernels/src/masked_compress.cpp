@@ -48,8 +48,10 @@ inline void store_packed_lanes(__m256i packed, int hits, std::int64_t room, void
 
 // The values at the hits of a full word, 8 floats (a byte of hit bits) or 4 doubles (half
 // a byte) a register, packed by a lane permutation from a table of positions. `room`:
-// the entries out may take, at least the word's hits.
-template <class T>
+// the entries out may take, at least the word's hits. With kWholeRegisters, the room
+// holds the word's hits plus kValueSlack, so that every register is stored whole with
+// no check.
+template <bool kWholeRegisters, class T>
 void compress_word_avx2(std::uint64_t bits, const T* values, T* out, std::int64_t room) {
     if constexpr (std::is_same_v<T, float>) {
         for (int j = 0; j < kWord; j += 8, bits >>= 8) {
@@ -57,7 +59,11 @@ void compress_word_avx2(std::uint64_t bits, const T* values, T* out, std::int64_
             const __m256i lanes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kPositions.at[byte])));
             const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + j)), lanes);
             const int hits = std::popcount(byte);
-            store_packed_lanes(packed, hits, room, out);
+            if constexpr (kWholeRegisters) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), packed);
+            } else {
+                store_packed_lanes(packed, hits, room, out);
+            }
             out += hits;
             room -= hits;
         }
@@ -68,23 +74,54 @@ void compress_word_avx2(std::uint64_t bits, const T* values, T* out, std::int64_
             const __m256i lanes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kDoubleLanes.at[nibble])));
             const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + j)), lanes);
             const int hits = std::popcount(nibble);
-            store_packed_lanes(packed, 2 * hits, 2 * room, out);
+            if constexpr (kWholeRegisters) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), packed);
+            } else {
+                store_packed_lanes(packed, 2 * hits, 2 * room, out);
+            }
             out += hits;
             room -= hits;
         }
     }
 }
 
+struct Compressed {
+    std::int64_t words_end;  // the element after the last word compressed
+    std::int64_t written;    // values written
+};
+
+// The full words from element i on, while out's room past `written` holds a word's hits
+// plus kValueSlack: every register stored whole, with no check. Stops at the first word
+// it has no such room for (the last few words, or a mask that gained hits), which the
+// caller then compresses checked. Kept out of line: inlined beside the checked path, the
+// loop ran short of registers. 1M floats at 40-50% hits, one thread, Zen 3, against a
+// loop with no checks at all in the same process: 1.21-1.36 times its time checked per
+// register inline, 0.99-1.06 times here.
+template <class T, class M>
+[[gnu::noinline]] Compressed compress_whole_words_avx2(const M* mask, const T* values, std::int64_t n, T* out,
+                                                       std::int64_t count, std::int64_t i) {
+    std::int64_t written = 0;
+    for (; i + kWord <= n; i += kWord) {
+        const std::uint64_t bits = hit_bits(mask + i);
+        const int hits = std::popcount(bits);
+        if (count - written < hits + kValueSlack) break;
+        compress_word_avx2<true>(bits, values + i, out + written, count - written);
+        written += hits;
+    }
+    return {i, written};
+}
+
 template <class T, class M>
 void compress_values_avx2(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count) {
-    std::int64_t written = 0;
-    for (std::int64_t i = 0; i < n; i += kWord) {
+    const auto [words_end, whole_written] = compress_whole_words_avx2(mask, values, n, out, count, 0);
+    std::int64_t written = whole_written;
+    for (std::int64_t i = words_end; i < n; i += kWord) {
         const std::int64_t len = std::min(kWord, n - i);
         std::uint64_t bits = len == kWord ? hit_bits(mask + i) : partial_hit_bits(mask + i, len);
         const int hits = std::popcount(bits);
         if (written + hits > count) fail_mask_changed();
         if (len == kWord) {
-            compress_word_avx2(bits, values + i, out + written, count - written);
+            compress_word_avx2<false>(bits, values + i, out + written, count - written);
         } else {
             // The last, partial word one value at a time: no load past the input.
             for (T* at = out + written; bits != 0; bits &= bits - 1) *at++ = values[i + lowest_set_bit(bits)];
@@ -166,7 +203,7 @@ template <class T>
 inline void stage_word_values(std::uint64_t bits, int hits, const T* values, T* out) {
 #if defined(VITALS_SCAN_AVX2)
     if (hits > kSparseWordHits) {
-        compress_word_avx2(bits, values, out, hits + kValueSlack);
+        compress_word_avx2<true>(bits, values, out, hits + kValueSlack);
         return;
     }
 #endif
