@@ -212,6 +212,40 @@ TEST(NonzeroScan, BoolBytesOtherThanOneAreHitsInPlace) {
     }
 }
 
+// The count a dense mask's other blocks get instead of a staging, on raw bool bytes of
+// any value: the first block dense, the others at one density each, the last partial
+// (not a whole number of registers). Each block's count against a plain count.
+TEST(NonzeroScan, CountedBoolBytesMatchAPlainCount) {
+    if (!scan::compress_supported()) GTEST_SKIP() << "compress_values runs nowhere here, so every block is staged";
+    std::mt19937 engine(23);
+    std::uniform_int_distribution<int> byte(1, 255);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    const std::int64_t n = 4 * scan::kBlock + 1000 + 17;
+    const double densities[] = {0.6, 0.0, 1.0, 0.01, 0.5};
+    Values<bool> mask(static_cast<std::size_t>(n));
+    auto* bytes = reinterpret_cast<unsigned char*>(mask.data.get());
+    std::vector<std::int64_t> expected(5, 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t block = i / scan::kBlock;
+        const bool hit = uniform(engine) < densities[block];
+        bytes[i] = hit ? static_cast<unsigned char>(byte(engine)) : 0;
+        expected[static_cast<std::size_t>(block)] += hit;
+    }
+    for (const scan::ScanPath path : available_paths()) {
+        const scan::StagedHits counted(mask.data.get(), n, path, scan::Staging::counts_when_dense);
+        ASSERT_FALSE(counted.has_positions()) << path_name(path);
+        counted.for_each_block([&](std::int64_t start, const std::uint16_t*, std::int64_t hits, std::int64_t) {
+            EXPECT_EQ(hits, expected[static_cast<std::size_t>(start / scan::kBlock)]) << path_name(path) << ", block at " << start;
+        });
+    }
+    const std::vector<float> values(static_cast<std::size_t>(n), 1.0f);
+    const scan::StagedValues<float, bool> staged(mask.data.get(), values.data(), n);
+    ASSERT_TRUE(staged.dense());
+    std::int64_t total = 0;
+    for (const std::int64_t hits : expected) total += hits;
+    EXPECT_EQ(staged.count(), total);
+}
+
 // compress_values against a plain loop: every length around a register and a word,
 // every density, into an output of exactly the right size followed by sentinels.
 template <class T, class M>
