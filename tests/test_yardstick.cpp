@@ -36,9 +36,21 @@ TEST(Yardstick, ASizeBetweenItsNeighboursSpeedsIsAStepDownTheCacheLevels) {
     EXPECT_TRUE(yardstick_doubt({{9435424, 12.1e9}, {16777216, 27.6e9}, {30203032, 64.0e9}}, 16777216));
     EXPECT_TRUE(yardstick_doubt({{9435424, 64.0e9}, {16777216, 5.0e9}, {30203032, 12.1e9}}, 16777216));
     // Exactly 2x is within the tolerance, a hair past it is not.
-    EXPECT_FALSE(yardstick_doubt({{1, 20e9}, {2, 10e9}}, 2));
-    EXPECT_TRUE(yardstick_doubt({{1, 20.1e9}, {2, 10e9}}, 2));
-    EXPECT_TRUE(yardstick_doubt({{1, 10e9}, {2, 20.1e9}}, 1)) << "too slow and too fast alike";
+    EXPECT_FALSE(yardstick_doubt({{1, 10e9}, {2, 20e9}}, 2));
+    EXPECT_TRUE(yardstick_doubt({{1, 10e9}, {2, 20.1e9}}, 2)) << "the largest size faster than the one below";
+    EXPECT_TRUE(yardstick_doubt({{1, 10e9}, {2, 20.1e9}}, 1)) << "the smallest size slower than the one above";
+}
+
+// At the edges a size has one neighbour, and steps down from it as an inner size does:
+// a Zen 4 EPYC's copies (32 MiB L3) of the 16M nonzero cases run alone, the 84 MB one out
+// of L3 at 2.6x below the 30 MB one; an L2-sized copy 2.5x above an L3-sized one.
+TEST(Yardstick, TheEdgeSizesStepDownFromTheirOneNeighbour) {
+    EXPECT_FALSE(yardstick_doubt({{30203032, 50.4e9}, {83888328, 19.4e9}}, 83888328));
+    EXPECT_FALSE(yardstick_doubt({{30203032, 50.4e9}, {83888328, 19.4e9}}, 30203032));
+    EXPECT_FALSE(yardstick_doubt({{262144, 150e9}, {1835008, 60e9}, {5242880, 55e9}}, 262144));
+    // The other way round, each is past what a cache explains.
+    EXPECT_TRUE(yardstick_doubt({{30203032, 19.4e9}, {83888328, 50.4e9}}, 83888328));
+    EXPECT_TRUE(yardstick_doubt({{262144, 25e9}, {1835008, 60e9}, {5242880, 55e9}}, 262144));
 }
 
 TEST(Yardstick, MissingOrEmptyCopiesAreDoubtedAndALoneSizeIsNot) {
