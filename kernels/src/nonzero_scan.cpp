@@ -9,7 +9,8 @@
 //   them in one round of eight from their bit positions (count trailing zeros); a
 //   denser word is expanded 16 elements at a time through tables of positions,
 //   advancing by the popcount.
-// - The second pass is a plain widening copy, 16 to 64 bits plus the block's start.
+// - The second pass is a plain widening copy, 16 to 64 bits plus the block's start,
+//   its stores on 32-byte boundaries.
 // - Both passes go block by block, the blocks shared among the intra-op threads.
 // A dense masked_select compresses the values instead of reading staged positions
 // (masked_compress.cpp); the words of hit bits both read are in scan_words.hpp.
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -265,10 +267,29 @@ StagedHits::~StagedHits() { detail::deallocate(Device::cpu, scratch_, scratch_by
 
 void StagedHits::write_indices(std::int64_t* out) const {
     if (!has_positions_) fail_no_positions("write_indices");
-    // A loop the compiler vectorises: 16-bit loads widened to 64-bit stores.
     for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t hits, std::int64_t first) {
         std::int64_t* block_out = out + first;
-        for (std::int64_t j = 0; j < hits; ++j) block_out[j] = start + positions[j];
+        std::int64_t j = 0;
+#if defined(VITALS_SCAN_AVX2)
+        // Four positions widened a store, each store on a 32-byte boundary once the first
+        // few are written alone: a block's first index lands anywhere, and the
+        // compiler's loop of unaligned stores split one in two across cache lines there
+        // (1M bool at 50% hits, one thread, Zen 4, the two loops in turns in one process:
+        // 135 against 144 us on the AVX2 path, 82 against 89 on AVX-512).
+        for (; j < hits && (reinterpret_cast<std::uintptr_t>(block_out + j) & 31) != 0; ++j) {
+            block_out[j] = start + positions[j];
+        }
+        const __m256i block_start = _mm256_set1_epi64x(start);
+        for (; j + 16 <= hits; j += 16) {
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; ++q) {
+                const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(positions + j + 4 * q));
+                _mm256_store_si256(reinterpret_cast<__m256i*>(block_out + j + 4 * q),
+                                   _mm256_add_epi64(_mm256_cvtepu16_epi64(four), block_start));
+            }
+        }
+#endif
+        for (; j < hits; ++j) block_out[j] = start + positions[j];
     });
 }
 
