@@ -95,23 +95,18 @@ void unravel_ascending(std::int64_t start, const std::uint16_t* positions, std::
     std::int64_t end = row.end;
     std::int64_t i = 0;
     while (i < count) {
-        if constexpr (kDims == 2) {
-            // A hit's pair is 16 bytes: one written alone brings `out` to a 32-byte
-            // boundary, so that no store of a group straddles two cache lines. With the
-            // shuffles above, 1024 x 1024 bool, one thread, Zen 4, the old and new passes
-            // in turns in one process: 84 against 87 us at 10% hits, 198 against 211 at
-            // 50% on the AVX2 path; 43 against 46, 143 against 154 on AVX-512.
-            if ((reinterpret_cast<std::uintptr_t>(out) & 31) != 0 && start + positions[i] < end) {
-                out[0] = lead[0];
-                out[1] = start + positions[i] - begin;
-                out += 2;
-                if (++i == count) break;
-            }
-        }
         // Whole groups while they stay in the current row (the indices ascend, so the
-        // group's last decides).
-        for (; i + kRowGroup <= count && start + positions[i + kRowGroup - 1] < end; i += kRowGroup, out += kRowGroup * kDims) {
-            write_row_group<kDims>(lead, start, begin, positions + i, out);
+        // group's last decides). A 2-D group starts on a 32-byte boundary, so that none of
+        // its stores straddles two cache lines: a hit's pair is 16 bytes, and one written
+        // alone below brings `out` there. With the shuffles above, 1024 x 1024 bool, one
+        // thread, Zen 4, the old and new passes in turns in one process: 84 against 87 us
+        // at 10% hits, 198 against 211 at 50% on the AVX2 path; 43 against 46, 143 against
+        // 154 on AVX-512.
+        if (kDims != 2 || (reinterpret_cast<std::uintptr_t>(out) & 31) == 0) {
+            for (; i + kRowGroup <= count && start + positions[i + kRowGroup - 1] < end;
+                 i += kRowGroup, out += kRowGroup * kDims) {
+                write_row_group<kDims>(lead, start, begin, positions + i, out);
+            }
         }
         if (i == count) break;
         const std::int64_t flat = start + positions[i];
