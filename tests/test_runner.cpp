@@ -63,12 +63,13 @@ TEST(Runner, ProcessesRunEveryCaseInFreshProcessesAndTagTheBlocks) {
     const fs::path json_path = fs::temp_directory_path() / ("vitals-runner-processes-" + std::to_string(::getpid()) + ".json");
     const CommandResult r = run("vitals_fixture_bench", "run --processes 3 --min-run-time 0.01 --json " + json_path.string());
     EXPECT_EQ(r.exit_code, 1) << r.err;  // fixture/throws fails, in every process
-    const auto first = r.err.find("process 1/3: 5 cases"), second = r.err.find("process 2/3: 5 cases"),
-               third = r.err.find("process 3/3: 5 cases");
+    const auto first = r.err.find("[process 1/3] [5/5]"), second = r.err.find("[process 2/3] [5/5]"),
+               third = r.err.find("[process 3/3] [5/5]");
     ASSERT_NE(third, std::string::npos) << r.err;
     EXPECT_LT(first, second);
     EXPECT_LT(second, third);
-    EXPECT_NE(r.err.find("vitals: error: case 'fixture/throws' failed: the statement broke"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("vitals: error: process 2 of 3: case 'fixture/throws' failed: the statement broke"), std::string::npos)
+        << r.err;
     EXPECT_NE(r.out.find("fixture/needs-gpu: no CUDA device found"), std::string::npos) << r.out;
     std::ifstream in(json_path);
     const nlohmann::json doc = nlohmann::json::parse(in);
@@ -98,7 +99,7 @@ TEST(Runner, ProcessesRunEveryCaseInFreshProcessesAndTagTheBlocks) {
     const nlohmann::json sharded_doc = nlohmann::json::parse(sharded_in);
     for (const auto& b : sharded_doc.at("benchmarks")) names.insert(b.at("run_name"));
     EXPECT_EQ(names, (std::set<std::string>{"fixture/throws", "fixture/family/1"})) << sharded.err;
-    EXPECT_NE(sharded.err.find("process 2/2: 2 cases"), std::string::npos) << sharded.err;
+    EXPECT_NE(sharded.err.find("[process 2/2] [2/2] fixture/family/1"), std::string::npos) << sharded.err;
     fs::remove(rank_path);
 }
 

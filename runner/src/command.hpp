@@ -12,6 +12,7 @@
 
 #include "vitals/case.hpp"
 #include "vitals/results.hpp"
+#include "shard.hpp"
 
 namespace CLI {
 class App;
@@ -91,8 +92,10 @@ std::string tagged_path(const std::string& path, const std::string& tag);
 // launcher). Without the placeholder, under a launcher of more than one rank, the rank
 // goes before the extension ("out.json" -> "out.rank1.json"), said on stderr, so that
 // ranks never write one file. Standard output and devices stay as they are. UsageError
-// for launcher variables that disagree.
-std::string output_for_this_rank(const std::string& path);
+// for launcher variables that disagree. With an explicit --shard K/N (`explicit_shard`)
+// the shard goes there too ("out.rank1.shard3.json"), so that runs of one rank for
+// several shards keep apart.
+std::string output_for_this_rank(const std::string& path, const std::optional<Shard>& explicit_shard = std::nullopt);
 
 // For an output file on standard output ("-", /dev/stdout): keeps the real standard
 // output for that file alone and sends everything else printed to standard output to

@@ -126,7 +126,7 @@ std::string tagged_path(const std::string& path, const std::string& tag) {
     return (p.parent_path() / (p.stem().string() + "." + tag + p.extension().string())).string();
 }
 
-std::string output_for_this_rank(const std::string& path) {
+std::string output_for_this_rank(const std::string& path, const std::optional<Shard>& explicit_shard) {
     std::optional<Shard> rank;
     try {
         rank = shard_from_environment();
@@ -142,7 +142,8 @@ std::string output_for_this_rank(const std::string& path) {
         return out;
     }
     if (!rank || rank->count < 2) return path;
-    out = tagged_path(path, "rank" + index);
+    // Ranks that each name their own shard still write apart, whatever shards they name.
+    out = tagged_path(path, "rank" + index + (explicit_shard ? ".shard" + std::to_string(explicit_shard->index) : ""));
     if (out == path) return path;
     fmt::print(stderr, "rank {} of {} writes {} (put {{rank}} in the path to name the files yourself)\n", index, rank->count,
                out);

@@ -4,28 +4,27 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <csignal>
+#include <chrono>
 
 #include "command.hpp"
 
 namespace vitals::cli {
 namespace {
 
-// The signal that asked the run to stop (0: none). The first of each kind is caught; a
-// second one of the same kind ends the process at once.
-std::atomic<int> g_stop_signal{0};
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct TimedOut : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
-extern "C" void on_stop_signal(int signal) {
-    int none = 0;
-    g_stop_signal.compare_exchange_strong(none, signal);
-    std::signal(signal, SIG_DFL);
-}
-
-Measurement measure(Timer& timer, const MeasureOptions& o) {
-    // Checked after every block, so Ctrl-C takes effect within one block.
-    const auto stop_if_interrupted = [](std::int64_t, double) {
-        if (g_stop_signal.load() != 0) throw Interrupted();
+Measurement measure(Timer& timer, const MeasureOptions& o, double timeout_seconds) {
+    // Checked after every block, so a stop signal or the time limit takes effect within one block.
+    const auto started = std::chrono::steady_clock::now();
+    const auto stop_if_interrupted = [&](std::int64_t, double) {
+        if (interrupted()) throw Interrupted();
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
+        if (timeout_seconds > 0 && elapsed.count() > timeout_seconds) {
+            throw TimedOut(fmt::format("timed out: still measuring after {:.3g} s (--case-timeout {})", elapsed.count(),
+                                       timeout_seconds));
+        }
     };
     if (o.number > 0) return timer.timeit(o.number);
     if (o.adaptive || o.precision > 0) {
@@ -81,37 +80,18 @@ std::vector<std::string> MeasureOptions::arguments() const {
     return out;
 }
 
-bool interrupted() { return g_stop_signal.load() != 0; }
-int stop_signal() { return g_stop_signal.load(); }
-const std::atomic<int>& stop_signal_flag() { return g_stop_signal; }
-
-std::string signal_name(int signal) {
-    switch (signal) {
-        case SIGINT: return "SIGINT";
-        case SIGTERM: return "SIGTERM";
-        case SIGHUP: return "SIGHUP";
-        default: return fmt::format("signal {}", signal);
-    }
-}
-
-InterruptibleRun::InterruptibleRun() {
-    g_stop_signal.store(0);
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = 0;  // no SA_RESTART: a wait for a worker process returns, to pass the signal on
-    for (const int signal : kStopSignals) ::sigaction(signal, &action, nullptr);
-}
-
-InterruptibleRun::~InterruptibleRun() {
-    for (const int signal : kStopSignals) std::signal(signal, SIG_DFL);
-}
-
-CaseResult run_case(const Case& c, const MeasureOptions& o) {
+CaseResult run_case(const Case& c, const MeasureOptions& o, double timeout_seconds) {
     CaseResult result{c.name, std::nullopt, "", ""};
+    // An exit() from here on is the case's: StopSignals' rescue keeps what was measured.
+    struct InCase {
+        InCase() { set_in_case(true); }
+        ~InCase() { set_in_case(false); }
+    } in_case;
     try {
         Timer timer = c.timer();
-        result.measurement = measure(timer, o);
+        result.measurement = measure(timer, o, timeout_seconds);
+    } catch (const TimedOut& e) {
+        result.error = fmt::format("case '{}' {}", c.name, e.what());
     } catch (const SkipCase& skip) {
         result.skipped = skip.what();
     } catch (const Interrupted&) {

@@ -1,5 +1,5 @@
 // How timeit and run measure a case: the flags, and one case run to a CaseResult with
-// Ctrl-C taking effect after the current block. Internal to the runner.
+// a stop signal taking effect after the current block. Internal to the runner.
 #pragma once
 
 #include <atomic>
@@ -9,6 +9,7 @@
 
 #include "vitals/case.hpp"
 #include "vitals/results.hpp"
+#include "stop_signals.hpp"
 
 namespace CLI {
 class App;
@@ -36,31 +37,14 @@ private:
     CLI::Option* max_run_time_option_ = nullptr;
 };
 
-// Thrown out of a measurement once SIGINT arrived (see InterruptibleRun).
+// Thrown out of a measurement once a stop signal arrived (see StopSignals).
 struct Interrupted : std::runtime_error {
     Interrupted() : std::runtime_error("interrupted") {}
 };
 
-// While alive, the first SIGINT, SIGTERM or SIGHUP (Ctrl-C; what Slurm sends at a time
-// limit, scancel, a closed terminal) stops the measurement after the current block (the
-// case throws Interrupted); a second of the same kind ends the process at once.
-class InterruptibleRun {
-public:
-    InterruptibleRun();
-    ~InterruptibleRun();
-    InterruptibleRun(const InterruptibleRun&) = delete;
-    InterruptibleRun& operator=(const InterruptibleRun&) = delete;
-};
-
-// Whether a stop signal arrived during the current InterruptibleRun; which one (0: none);
-// the flag itself, for passing the signal on to a worker process; its name.
-bool interrupted();
-int stop_signal();
-const std::atomic<int>& stop_signal_flag();
-std::string signal_name(int signal);
-
 // Times one case. A SkipCase or a failure becomes the result's `skipped` or `error`;
-// Interrupted passes through.
-CaseResult run_case(const Case& c, const MeasureOptions& options);
+// Interrupted passes through. With `timeout_seconds` > 0 a case still measuring after
+// that long is stopped at its next block and fails as timed out.
+CaseResult run_case(const Case& c, const MeasureOptions& options, double timeout_seconds = 0);
 
 }  // namespace vitals::cli

@@ -160,8 +160,9 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                           {"run_name", result.name}};
             return entry;
         };
-        if (!result.measurement) {
-            // Google Benchmark's shape for a run that did not happen (SkipWithError).
+        // Google Benchmark's shape for a run that did not happen (SkipWithError); vitals
+        // adds the process it failed in, where the case ran in several.
+        const auto failure_entry = [&](const std::string& message, std::optional<int> process) {
             json entry = base(result.name);
             entry["run_type"] = "iteration";
             entry["repetitions"] = 0;
@@ -172,8 +173,24 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["cpu_time"] = 0.0;
             entry["time_unit"] = time_unit_name(layout.time_unit.value_or(TimeUnit::ns));
             entry["error_occurred"] = true;
-            entry["error_message"] = result.skipped.empty() ? result.error : "skipped: " + result.skipped;
-            entry["vitals_status"] = result.skipped.empty() ? "failed" : "skipped";
+            entry["error_message"] = message;
+            entry["vitals_status"] = "failed";
+            if (process) entry["vitals_process"] = *process;
+            return entry;
+        };
+        const auto push_process_failures = [&] {
+            for (const CaseResult::ProcessFailure& f : result.failed_processes) {
+                benchmarks.push_back(failure_entry(f.why, f.process));
+            }
+        };
+        if (!result.measurement && !result.failed_processes.empty()) {
+            push_process_failures();
+            ++family_index;
+            continue;
+        }
+        if (!result.measurement) {
+            json entry = failure_entry(result.skipped.empty() ? result.error : "skipped: " + result.skipped, std::nullopt);
+            if (!result.skipped.empty()) entry["vitals_status"] = "skipped";
             benchmarks.push_back(std::move(entry));
             ++family_index;
             continue;
@@ -224,10 +241,11 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                 entry["cpu_time"] = (block_cpu.empty() ? block_times[b] : block_cpu[b]) * per_second;
                 entry["time_unit"] = time_unit_name(unit);
                 describe(entry, block_times[b]);
-                if (by_process) entry["vitals_process"] = p;
+                if (by_process) entry["vitals_process"] = result.process_of(p);
                 benchmarks.push_back(std::move(entry));
             }
         }
+        if (!layout.aggregates_only) push_process_failures();
         const std::vector<double>& cpu_or_wall = cpu.empty() ? times : cpu;
         const auto sample_stddev = [](const std::vector<double>& v) {
             return v.size() < 2 ? 0.0 : stats::stddev_sample(v);  // Google Benchmark reports 0 for one repetition
@@ -264,6 +282,13 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             const bool rate = aggregate == "mean" || aggregate == "median" || aggregate == "p25" || aggregate == "p75";
             describe(entry, rate ? std::optional<double>(a.real) : std::nullopt);
             if (by_process) entry["vitals_processes"] = result.per_process.size();
+            if (!result.failed_processes.empty()) {
+                json failed = json::array();
+                for (const CaseResult::ProcessFailure& f : result.failed_processes) {
+                    failed.push_back({{"process", f.process}, {"why", f.why}});
+                }
+                entry["vitals_failed_processes"] = std::move(failed);
+            }
             if (aggregate == "median") {
                 const auto placed = std::find_if(run.roofline.begin(), run.roofline.end(),
                                                  [&](const RooflineRecord& r) { return r.name == result.name; });
@@ -305,7 +330,7 @@ std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results) {
             CaseSamples samples{r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
                                 r.measurement->description(), r.instructions, {}};
             for (std::size_t p = 0; p < r.per_process.size(); ++p) {
-                samples.process.insert(samples.process.end(), r.per_process[p].raw_times().size(), static_cast<int>(p));
+                samples.process.insert(samples.process.end(), r.per_process[p].raw_times().size(), r.process_of(p));
             }
             samples.process.resize(samples.seconds.size(), 0);
             out.push_back(std::move(samples));

@@ -6,6 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <csignal>
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "command.hpp"
 #include "vitals/runner.hpp"
@@ -92,6 +95,20 @@ int run_main(int argc, char** argv, const Registry& registry) {
     // A write past the file-size limit fails with EFBIG and is reported like any failed
     // write (the old file stays), instead of SIGXFSZ killing the process.
     std::signal(SIGXFSZ, SIG_IGN);
+    // A closed pipe on standard output (`| head`) ends the printing with an error that is
+    // reported once the files are safe, instead of SIGPIPE ending the run.
+    std::signal(SIGPIPE, SIG_IGN);
+    // A standard descriptor closed by the caller (`2>&-`) becomes /dev/null: messages are
+    // lost rather than fatal, and no file opened later takes its number.
+    for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+        if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            const int null = ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+            if (null >= 0 && null != fd) {
+                ::dup2(null, fd);
+                ::close(null);
+            }
+        }
+    }
     CLI::App app{"vitals: time C++ statements the way torch.utils.benchmark.Timer does", "vitals"};
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Print help for every command and exit");

@@ -23,6 +23,18 @@ struct CaseResult {
     // With process-level repetitions (run --processes): each process's measurement, in
     // process order; `measurement` then joins them (per-call times, number_per_run 1).
     std::vector<Measurement> per_process;
+    // Which process measured each of per_process (0-based; empty: 0, 1, 2, ...).
+    std::vector<int> processes;
+    // The processes in which the case failed (its worker crashed, hung, exited early, or
+    // the case itself failed there), and why. Any of them makes the case failed (`error`).
+    struct ProcessFailure {
+        int process = 0;  // 0-based
+        std::string why;
+    };
+    std::vector<ProcessFailure> failed_processes;
+
+    // The process that measured per_process[i].
+    int process_of(std::size_t i) const { return i < processes.size() ? processes[i] : static_cast<int>(i); }
 };
 
 inline constexpr int kResultsSchemaVersion = 1;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
 
 #include "../command.hpp"
 #include "../comparison.hpp"
@@ -15,9 +16,10 @@
 #include "../reporters/reporters.hpp"
 #include "../roofline.hpp"
 #include "../shard.hpp"
+#include "../stop_signals.hpp"
+#include "../workers.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
-#include "vitals/process.hpp"
 #include "vitals/timer_profile.hpp"
 
 namespace vitals::cli {
@@ -40,27 +42,26 @@ void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::op
     fmt::print("trace: {}\n", path.string());
 }
 
-// A folder of our own under the system's temporary folder, removed with what it holds.
-struct TemporaryFolder {
-    std::filesystem::path path;
-    TemporaryFolder() {
-        std::string name = (std::filesystem::temp_directory_path() / "vitals-run-XXXXXX").string();
-        if (::mkdtemp(name.data()) == nullptr) {
-            throw std::runtime_error(fmt::format("cannot create a temporary folder: {}", std::strerror(errno)));
-        }
-        path = name;
-    }
-    ~TemporaryFolder() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-    TemporaryFolder(const TemporaryFolder&) = delete;
-    TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-};
+// How long a worker of --processes may take for its case by default: far past any
+// case's measurement (adaptive runs stop at --max-run-time, 10 s by default), short of a
+// night lost to one hung case.
+constexpr double kWorkerCaseTimeout = 300;
 
-// Where an interrupted run writes: beside the file it was asked for, never over it
-// ("out.json" -> "out.partial.json"). Standard output and devices stay as they are.
-std::string partial_path(const std::string& path) { return tagged_path(path, "partial"); }
+// The results file, as checked before measuring. An interrupted run writes beside it,
+// never over it ("out.json" -> "out.partial.json"); standard output and devices stay as
+// they are.
+struct ResultsOutput {
+    std::string file;
+    // A relative path is taken from the folder the run started in: a case's chdir()
+    // changes nothing.
+    static ResultsOutput at(const std::string& path) {
+        const bool as_given = path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+        return {as_given ? path : std::filesystem::absolute(path).lexically_normal().string()};
+    }
+    const std::string& path() const { return file; }
+    ResultsOutput tagged(const std::string& tag) const { return {tagged_path(file, tag)}; }
+    void write(std::string_view content) const { write_file_atomically(file, content); }
+};
 
 // The measured cases for the Compare tables. Compare joins measurements of equal tasks
 // (the same statement measured twice); distinct cases whose Timers say the same (no
@@ -110,6 +111,13 @@ public:
                        "Measure every case in N fresh processes of this program, one after another (process 1 runs "
                        "every case, then process 2, ...), so that compare tests per-process medians")
             ->transform(decimal_integer(1, 1000));
+        app.add_option("--case-timeout", case_timeout_,
+                       fmt::format("Stop a case still measuring after this many seconds: it fails as timed out and the run "
+                                   "goes on. With --processes its worker is stopped (default {:g} s there); in one process "
+                                   "the case stops at its next block (default: no limit)",
+                                   kWorkerCaseTimeout))
+            ->check(positive_seconds());
+        app.add_option(kWorkerFlag, worker_of_, "(internal) this process is a worker of run --processes")->group("");
         auto* baseline = app.add_option("--baseline", baseline_, "Compare with this results file after the run");
         app.add_option("--profile-slow", profile_slow_percent_,
                        "Profile every case slower than the baseline by more than PCT percent (and significant)")
@@ -140,162 +148,193 @@ public:
         for (std::size_t i = 0; i < matching.size(); ++i) {
             if (!shard || shard->includes(i)) selected.push_back(matching[i]);
         }
-        if (shard) fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
+        if (shard && !worker_of_) {
+            fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
+        }
         if (json_path_) {
-            json_path_ = output_for_this_rank(*json_path_);
+            json_path_ = output_for_this_rank(*json_path_, shard_ ? shard : std::nullopt);
             check_output_path(*json_path_);
             if (baseline_) check_outputs_are_not_inputs({*json_path_}, {*baseline_});
             json_write_path_ = reserve_standard_output(*json_path_);
         }
-        std::vector<std::string> baseline_warnings;
-        const std::vector<CaseSamples> baseline =
-            baseline_ ? read_results_file_or_usage_error(*baseline_, baseline_warnings).cases : std::vector<CaseSamples>{};
+        if (baseline_) baseline_cases_ = read_results_file_or_usage_error(*baseline_, baseline_warnings_).cases;
 
-        bool interrupted = false;
-        const std::vector<CaseResult> results =
-            processes_ > 1 ? measure_in_processes(selected, shard, interrupted) : measure_all(selected, interrupted);
-        RunContext run{.shard = shard ? shard->to_string() : "", .incomplete = interrupted, .cases_planned = selected.size()};
-        if (roofline_ && !interrupted) {
-            const machine::Limits limits = limits_for_roofline();
-            for (const CaseResult& r : results) {
-                if (!r.measurement) continue;
-                if (const std::optional<RooflinePoint> point = place_case(limits, *r.measurement)) run.roofline.push_back({r.name, *point});
-            }
-            run.ceilings = ceilings_of(limits);
-            fmt::print("{}", run.roofline.empty() ? std::string("\nroofline: no case states its work per call\n")
-                                                  : roofline_table(results, run.roofline));
-        }
-        if (json_path_) {
-            // An interrupted run never replaces a complete file: it goes beside it.
-            const std::string path = interrupted ? partial_path(json_write_path_) : json_write_path_;
-            write_file_atomically(path, results_to_json(results, context.executable, run, layout_.layout()));
-            if (interrupted) {
-                fmt::print(stderr, "{} of {} cases measured, marked incomplete, written to {}\n", results.size(),
-                           selected.size(), path);
-            }
-        }
-        if (interrupted) return 128 + stop_signal();
-        fmt::print("{}", growth_report(registry, results));
-        for (const std::string& why : registry.skipped_families()) fmt::print("\na case family was skipped: {}\n", why);
-        if (baseline_) {
-            Comparison comparison;
-            try {
-                comparison = compare_runs(*baseline_, baseline, "this run", samples_of(results), report_.options());
-            } catch (const ResultsFileError& e) {
-                print_error(e.what());
-                return kExitUsage;
-            }
-            comparison.warnings = std::move(baseline_warnings);
-            fmt::print("\n{}", render_comparison_text(comparison));
-            if (profile_slow_percent_) {
-                for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
-                    const auto measured = std::find_if(results.begin(), results.end(),
-                                                       [&](const CaseResult& r) { return r.name == name; });
-                    profile_slow_case(*registry.find(name), measured->measurement->number_per_run(), json_path_);
+        const bool worker = worker_of_.has_value();
+        std::optional<ResultsOutput> output;
+        if (json_path_) output = ResultsOutput::at(json_write_path_);
+        RunContext run{.shard = shard ? shard->to_string() : "", .incomplete = false, .cases_planned = selected.size()};
+        std::vector<CaseResult> results;
+        bool interrupted = false, lost_process = false;
+        {
+            // Results first: the file is written while the stop signals are still caught,
+            // before anything that can fail (the roofline's machine, the tables).
+            const StopSignals signals(processes_ > 1 ? StopSignals::Role::supervising : StopSignals::Role::measuring);
+            if (processes_ > 1) {
+                WorkerRuns runs = measure_in_processes(
+                    selected, {.processes = processes_, .case_timeout = case_timeout_.value_or(kWorkerCaseTimeout),
+                               .flags = worker_flags()});
+                results = std::move(runs.results);
+                interrupted = runs.interrupted;
+                lost_process = runs.lost_process;
+            } else {
+                if (output) {
+                    set_rescue([&] {  // the second stop signal, or exit() inside a case
+                        RunContext partial = run;
+                        partial.incomplete = true;
+                        write_results(output->tagged("partial"), results, context, partial, selected.size(), worker);
+                    });
                 }
+                interrupted = measure_all(selected, results, worker);
             }
+            run.incomplete = interrupted || lost_process;
+            if (output) {
+                const auto lock = rescue_lock();
+                drop_rescue(lock);
+                write_results(interrupted ? output->tagged("partial") : *output, results, context, run, selected.size(),
+                              worker);
+            }
+            if (roofline_ && !interrupted) add_roofline(output, results, context, run);
         }
-        const auto failed = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
-        if (failed > 0) {
-            print_error(fmt::format("{} of {} cases failed (see above)", failed, results.size()));
-            return kExitFailure;
-        }
-        return 0;
+        if (worker) return exit_code(results, interrupted, lost_process);
+        return print_report(registry, results, interrupted, lost_process);
     }
 
 private:
-    // Measures the cases in order with a progress line each, then prints the Compare
-    // tables and the skipped cases. Ctrl-C stops after the current block: `interrupted`.
-    std::vector<CaseResult> measure_all(const std::vector<const Case*>& selected, bool& interrupted) {
-        std::vector<CaseResult> results;
-        const InterruptibleRun interruptible;
+    // Measures the cases in order with a progress line each. A stop signal ends it after
+    // the current block: returns true. `results` grows under the rescue lock, since a
+    // second signal's rescue writes them from another thread.
+    bool measure_all(const std::vector<const Case*>& selected, std::vector<CaseResult>& results, bool worker) {
         for (std::size_t i = 0; i < selected.size(); ++i) {
-            fmt::print(stderr, "[{}/{}] {}\n", i + 1, selected.size(), selected[i]->name);
+            if (!worker) fmt::print(stderr, "[{}/{}] {}\n", i + 1, selected.size(), selected[i]->name);
             std::fflush(stderr);
             CaseResult result;
             try {
-                result = run_case(*selected[i], measure_);
+                result = run_case(*selected[i], measure_, case_timeout_.value_or(0));
             } catch (const Interrupted&) {
-                interrupted = true;
                 fmt::print(stderr, "interrupted by {} during {}\n", signal_name(stop_signal()), selected[i]->name);
-                break;
+                return true;
             }
-            if (!result.skipped.empty()) fmt::print(stderr, "      skipped: {}\n", result.skipped);
-            if (!result.error.empty()) print_error(result.error);
+            if (!result.skipped.empty() && !worker) fmt::print(stderr, "      skipped: {}\n", result.skipped);
+            if (!result.error.empty() && !worker) print_error(result.error);  // a worker's parent says it
+            const auto lock = rescue_lock();
             results.push_back(std::move(result));
         }
-        if (const std::vector<Measurement> measured = measurements_for_tables(results); !measured.empty()) {
-            fmt::print("{}", Compare(measured).to_string());
-        }
-        print_skipped(results);
-        return results;
+        return false;
     }
 
-    // Runs the selected cases in processes_ fresh processes of this program, one after
-    // another, each writing its results to a temporary file; joins them case by case with
-    // every block tagged by its process. Prints the tables of the joined run.
-    std::vector<CaseResult> measure_in_processes(const std::vector<const Case*>& selected, const std::optional<Shard>& shard,
-                                                 bool& interrupted) {
-        const TemporaryFolder folder;
-        std::vector<std::vector<CaseResult>> by_process;
-        const InterruptibleRun interruptible;  // Ctrl-C reaches the worker too: it writes what it has, then we stop
-        for (int p = 0; p < processes_ && !interrupted; ++p) {
-            fmt::print(stderr, "process {}/{}: {} case{}\n", p + 1, processes_, selected.size(), selected.size() > 1 ? "s" : "");
-            std::fflush(stderr);
-            // The worker names its file as this process would under a launcher: "{rank}" is
-            // filled with the same rank there.
-            const std::string asked = (folder.path / fmt::format("process{}.{{rank}}.json", p)).string();
-            const std::string file = output_for_this_rank(asked);
-            std::vector<std::string> argv = {self_executable(), "run", "--json", asked};
-            if (filter_) argv.insert(argv.end(), {"--filter", *filter_});
-            if (shard) argv.insert(argv.end(), {"--shard", shard->to_string()});
-            for (const std::string& spec : axes_.specs) argv.insert(argv.end(), {"--axis", spec});
-            const std::vector<std::string> measure_flags = measure_.arguments();
-            argv.insert(argv.end(), measure_flags.begin(), measure_flags.end());
-            const int status = run_process(argv, {.discard_stdout = true, .forward_signal = &stop_signal_flag()});
-            interrupted = cli::interrupted();
-            // A failed case (exit 1) is in the worker's results like any other outcome.
-            if (status != 0 && status != kExitFailure && !interrupted) {
-                throw std::runtime_error(fmt::format("worker process {} of {} ended with exit status {}; run without "
-                                                     "--processes to see why",
-                                                     p + 1, processes_, status));
-            }
-            const std::string written = std::filesystem::exists(file) ? file : partial_path(file);
-            if (std::filesystem::exists(written)) by_process.push_back(read_case_results(written));
+    // The results file, whole; an incomplete one says so on stderr (a worker's parent
+    // reads it and says so itself).
+    void write_results(const ResultsOutput& out, const std::vector<CaseResult>& results, const CommandContext& context,
+                       const RunContext& run, std::size_t planned, bool quiet) const {
+        out.write(results_to_json(results, context.executable, run, layout_.layout()));
+        if (run.incomplete && !quiet) {
+            const auto measured = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return r.measurement.has_value(); });
+            fmt::print(stderr, "{} of {} cases measured, marked incomplete, written to {}\n", measured, planned, out.path());
         }
-        if (interrupted) {
-            fmt::print(stderr, "interrupted by {}: {} of {} processes ran\n", signal_name(stop_signal()), by_process.size(),
-                       processes_);
+    }
+
+    // The roofline after the results are safe: the machine's limits (measured or cached),
+    // then the file again with the cases placed. A machine that cannot be measured loses
+    // the roofline, never the results.
+    void add_roofline(const std::optional<ResultsOutput>& out, const std::vector<CaseResult>& results,
+                      const CommandContext& context, RunContext& run) {
+        machine::Limits limits;
+        try {
+            limits = limits_for_roofline();
+        } catch (const std::exception& e) {
+            print_error(fmt::format("no roofline: {}{}", e.what(), out ? "; the results were written without it" : ""));
+            roofline_failed_ = true;
+            return;
         }
-        std::vector<CaseResult> results;
-        for (const Case* c : selected) {
-            CaseResult joined{c->name, std::nullopt, "", ""};
-            for (const std::vector<CaseResult>& process : by_process) {
-                const auto it = std::find_if(process.begin(), process.end(), [&](const CaseResult& r) { return r.name == c->name; });
-                if (it == process.end()) continue;
-                if (it->measurement) joined.per_process.push_back(*it->measurement);
-                if (joined.skipped.empty()) joined.skipped = it->skipped;
-                if (joined.error.empty()) joined.error = it->error;
-            }
-            if (by_process.empty() || (interrupted && joined.per_process.empty() && joined.skipped.empty() && joined.error.empty())) {
-                continue;  // never reached
-            }
-            if (!joined.per_process.empty()) {
-                joined.measurement = Measurement::merge(joined.per_process).front();
-                joined.skipped.clear();
-                joined.error.clear();
-            }
-            results.push_back(std::move(joined));
+        for (const CaseResult& r : results) {
+            if (!r.measurement) continue;
+            if (const std::optional<RooflinePoint> point = place_case(limits, *r.measurement)) run.roofline.push_back({r.name, *point});
         }
-        if (const std::vector<Measurement> measured = measurements_for_tables(results); !measured.empty()) {
-            fmt::print("{}", Compare(measured).to_string());
+        run.ceilings = ceilings_of(limits);
+        if (out && !interrupted()) {
+            const auto lock = rescue_lock();
+            out->write(results_to_json(results, context.executable, run, layout_.layout()));
         }
-        print_skipped(results);
-        return results;
+        roofline_text_ = run.roofline.empty() ? std::string("\nroofline: no case states its work per call\n")
+                                              : roofline_table(results, run.roofline);
+    }
+
+    // The flags every worker of --processes gets.
+    std::vector<std::string> worker_flags() const {
+        std::vector<std::string> flags;
+        for (const std::string& spec : axes_.specs) flags.insert(flags.end(), {"--axis", spec});
+        const std::vector<std::string> measure_flags = measure_.arguments();
+        flags.insert(flags.end(), measure_flags.begin(), measure_flags.end());
+        return flags;
+    }
+
+    int exit_code(const std::vector<CaseResult>& results, bool interrupted, bool lost_process) const {
+        if (interrupted) return 128 + stop_signal();
+        const bool failed = lost_process || roofline_failed_ ||
+                            std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
+        return failed ? kExitFailure : 0;
+    }
+
+    // Everything printed after the files are safe: the Compare tables, the skipped cases,
+    // the roofline, growth, the baseline comparison and its profiles. Standard output may
+    // be a closed pipe or a full disk by now: that ends the printing, not the results.
+    int print_report(const Registry& registry, const std::vector<CaseResult>& results, bool interrupted,
+                     bool lost_process) {
+        const std::string where = json_path_ ? fmt::format("; the results are in {}", *json_path_) : "";
+        try {
+            if (const std::vector<Measurement> measured = measurements_for_tables(results); !measured.empty()) {
+                fmt::print("{}", Compare(measured).to_string());
+            }
+            print_skipped(results);
+            if (interrupted) {
+                std::fflush(stdout);
+                return exit_code(results, interrupted, lost_process);
+            }
+            fmt::print("{}", roofline_text_);
+            fmt::print("{}", growth_report(registry, results));
+            for (const std::string& why : registry.skipped_families()) fmt::print("\na case family was skipped: {}\n", why);
+            if (baseline_ && !compare_with_baseline(registry, results)) return kExitUsage;
+            if (std::fflush(stdout) != 0) throw std::system_error(errno, std::generic_category(), "flush");
+        } catch (const std::system_error& e) {
+            print_error(fmt::format("cannot print the report to standard output: {}{}", std::strerror(e.code().value()), where));
+            return kExitFailure;
+        }
+        const auto failed = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
+        if (failed > 0) print_error(fmt::format("{} of {} cases failed (see above)", failed, results.size()));
+        if (lost_process) print_error("some cases lost a process (see above); the results are marked incomplete");
+        return exit_code(results, interrupted, lost_process);
+    }
+
+    // The comparison with --baseline and the profiles of the slower cases; false for a
+    // baseline that cannot be compared (reported).
+    bool compare_with_baseline(const Registry& registry, const std::vector<CaseResult>& results) {
+        Comparison comparison;
+        try {
+            comparison = compare_runs(*baseline_, baseline_cases_, "this run", samples_of(results), report_.options());
+        } catch (const ResultsFileError& e) {
+            print_error(e.what());
+            return false;
+        }
+        comparison.warnings = std::move(baseline_warnings_);
+        fmt::print("\n{}", render_comparison_text(comparison));
+        if (profile_slow_percent_) {
+            for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
+                const auto measured =
+                    std::find_if(results.begin(), results.end(), [&](const CaseResult& r) { return r.name == name; });
+                profile_slow_case(*registry.find(name), measured->measurement->number_per_run(), json_path_);
+            }
+        }
+        return true;
     }
 
     std::optional<std::string> filter_, json_path_, shard_, baseline_;
     std::string json_write_path_;  // json_path_, or the kept standard output's /dev/fd/N
+    std::optional<double> case_timeout_;
+    std::optional<std::string> worker_of_;  // "P/N": this process is worker P of a run --processes N
+    std::vector<CaseSamples> baseline_cases_;
+    std::vector<std::string> baseline_warnings_;
+    std::string roofline_text_;
+    bool roofline_failed_ = false;
     MeasureOptions measure_;
     std::optional<double> profile_slow_percent_;
     ReportFlags report_;
