@@ -110,6 +110,12 @@ TEST_F(Workers, AWorkerThatExitsCrashesOrFailsInOneProcessFailsTheCaseThereAlone
         EXPECT_EQ(b.at("vitals_failed_processes").at(0).at("process"), 1);
     }
     EXPECT_TRUE(fs::is_empty(dir_ / "tmp")) << "a worker's temporary folder was left behind";
+    // compare says which process failed, and what it compares.
+    const Result compared = sh("cp " + json() + " " + (dir_ / "b.json").string() + "; " + std::string(VITALS_BINARY_DIR) +
+                               "/bin/vitals compare " + json() + " " + (dir_ / "b.json").string());
+    EXPECT_NE(compared.out.find("case 'misbehave/segv' failed in process 2: its worker process was ended by SIGSEGV"),
+              std::string::npos)
+        << compared.out << compared.err;
 }
 
 // A crash in the last process loses nothing of the first two.

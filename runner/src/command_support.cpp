@@ -165,9 +165,16 @@ ResultsFile read_results_file_or_usage_error(const std::string& path, std::vecto
     } catch (const ResultsFileError& e) {
         throw UsageError(e.what());
     }
+    for (const CaseSamples& c : file.cases) {
+        if (c.seconds.empty()) continue;
+        for (const std::string& failure : c.failed_processes) {
+            warnings.push_back(fmt::format("'{}': case '{}' failed in {}; its other processes' blocks are compared", path,
+                                           c.name, failure));
+        }
+    }
     if (file.incomplete) {
         const auto measured = std::count_if(file.cases.begin(), file.cases.end(), [](const CaseSamples& c) { return !c.seconds.empty(); });
-        warnings.push_back(fmt::format("'{}' is marked incomplete: its run was interrupted ({} case{} measured{})", path,
+        warnings.push_back(fmt::format("'{}' is marked incomplete: its run was interrupted or lost a process ({} case{} measured{})", path,
                                        measured, measured == 1 ? "" : "s",
                                        file.cases_planned > 0 ? fmt::format(" of {} planned", file.cases_planned) : ""));
     }

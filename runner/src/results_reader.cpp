@@ -197,6 +197,11 @@ ResultsFile parse_results_file(std::string_view text, const std::string& path) {
                 continue;
             }
             if (b.value("error_occurred", false)) {  // a case that did not run: kept, with why
+                if (const json& process = b.contains("vitals_process") ? b.at("vitals_process") : json();
+                    process.is_number_unsigned()) {
+                    cases[it->second].failed_processes.push_back(
+                        fmt::format("process {}: {}", process.get<std::size_t>() + 1, b.value("error_message", "")));
+                }
                 if (cases[it->second].seconds.empty()) {
                     const std::string message = b.value("error_message", "");
                     cases[it->second].not_measured =

@@ -109,6 +109,9 @@ struct CaseSamples {
     WorkPerCall work;
     // Where the run placed the case against its machine's limits (run --roofline).
     std::optional<RooflinePoint> roofline;
+    // The processes in which the case failed while others measured it (run --processes):
+    // "process 2: why", for a warning; its blocks are those of the other processes.
+    std::vector<std::string> failed_processes;
     // Read from a file of aggregates only: `seconds` holds one value, the median (or the
     // mean where the file has no median) of this many repetitions. 0: per-block times.
     std::size_t aggregate_of = 0;
