@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 
 #include "../command.hpp"
 #include "../measure_flags.hpp"
@@ -47,26 +48,40 @@ public:
             json_path_ = output_for_this_rank(*json_path_);
             check_output_path(*json_path_);
             json_path_ = reserve_standard_output(*json_path_);
+            // From the folder the command started in, whatever folder the case moves to.
+            if (*json_path_ != "-" && json_path_->rfind("/dev/", 0) != 0 && json_path_->rfind("/proc/", 0) != 0) {
+                json_path_ = std::filesystem::absolute(*json_path_).lexically_normal().string();
+            }
         }
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) return print_with_instructions(context, c, std::move(result), count_number);
-        if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
+        // Results first, the roofline's machine and the printing after: neither can lose them.
         RunContext run;
+        if (json_path_) write_file_atomically(*json_path_, results_to_json({result}, context.executable, run, layout_.layout()));
+        if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
         if (result.measurement) {
             fmt::print("{}\n", result.measurement->to_string());
             if (roofline_) {
-                const machine::Limits limits = limits_for_roofline();
+                machine::Limits limits;
+                try {
+                    limits = limits_for_roofline();
+                } catch (const std::exception& e) {
+                    print_error(fmt::format("no roofline: {}{}", e.what(), json_path_ ? "; the results were written without it" : ""));
+                    return kExitFailure;
+                }
                 if (const std::optional<RooflinePoint> point = place_case(limits, *result.measurement)) {
                     fmt::print("{}\n", roofline_line(*point, result.measurement->task_spec().work));
                     run.roofline.push_back({c.name, *point});
                     run.ceilings = ceilings_of(limits);
+                    if (json_path_) {
+                        write_file_atomically(*json_path_, results_to_json({result}, context.executable, run, layout_.layout()));
+                    }
                 } else {
                     fmt::print("  Roofline: the case states no bytes or flops per call (TimerOptions::bytes_per_call, "
                                ".flops_per_call)\n");
                 }
             }
         }
-        if (json_path_) write_file_atomically(*json_path_, results_to_json({result}, context.executable, run, layout_.layout()));
         if (!result.error.empty()) {
             print_error(result.error);
             return kExitFailure;
