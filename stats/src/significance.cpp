@@ -100,6 +100,7 @@ std::string_view verdict_name(Verdict v) {
         case Verdict::faster: return "faster";
         case Verdict::slower: return "slower";
         case Verdict::same: return "same";
+        case Verdict::untested: return "untested";
     }
     return "same";
 }
