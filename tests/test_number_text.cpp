@@ -7,6 +7,7 @@
 
 #include "decimal_comma_locale.hpp"
 #include "vitals/number_text.hpp"
+#include "vitals/stats.hpp"
 
 using vitals::parse_double;
 using vitals::parse_leading_double;
@@ -48,4 +49,20 @@ TEST(ParseDouble, IsTheSameUnderADecimalCommaLocale) {
     EXPECT_EQ(parse_double("1.25e-3"), 1.25e-3);
     EXPECT_FALSE(parse_double("0,5").has_value());
     EXPECT_EQ(parse_leading_double(" 3000.5 MHz"), 3000.5);
+}
+
+TEST(ShortestText, ReadsBackAsTheSameNumber) {
+    EXPECT_EQ(vitals::shortest_text(0.1), "0.1");
+    EXPECT_EQ(vitals::shortest_text(-2.5e-7), "-2.5e-07");
+    for (const double v : {0.1, 1.0 / 3, 6.02e23, -1e-300}) EXPECT_EQ(parse_double(vitals::shortest_text(v)), v);
+}
+
+// What vitals prints from numbers is locale-independent too: a report printed in a
+// de_DE program reads "1.50 ms", as the same report printed anywhere else.
+TEST(ShortestText, AndFormattedTimesKeepTheirPointUnderADecimalCommaLocale) {
+    const vitals::testing::DecimalCommaLocale locale;
+    if (!locale.unavailable.empty()) GTEST_SKIP() << locale.unavailable;
+    EXPECT_EQ(vitals::stats::format_seconds(1.5e-3), "1.50 ms");
+    EXPECT_EQ(vitals::stats::format_seconds(12.5e-6), "12.50 us");
+    EXPECT_EQ(vitals::shortest_text(0.25), "0.25");
 }

@@ -38,4 +38,10 @@ std::optional<double> parse_leading_double(std::string_view text) {
     return number->first;
 }
 
+std::string shortest_text(double value) {
+    char text[64];
+    const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+    return error == std::errc() ? std::string(text, end) : std::string("?");
+}
+
 }  // namespace vitals

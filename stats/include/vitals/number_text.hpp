@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace vitals {
@@ -16,5 +17,9 @@ std::optional<double> parse_double(std::string_view text);
 // The number at the start of `text` after spaces and tabs, the rest ignored, as atof
 // reads "  3000.000 MHz" (but locale-independent); nullopt when none starts there.
 std::optional<double> parse_leading_double(std::string_view text);
+
+// The shortest text that parse_double reads back as `value` ("0.1", "1e-05"), with '.'
+// in every locale (std::to_string writes "0,100000" under de_DE).
+std::string shortest_text(double value);
 
 }  // namespace vitals
