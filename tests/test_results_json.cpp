@@ -241,3 +241,30 @@ TEST(ResultsJson, OutOfRangeCountsAreErrors) {
     const std::string threads = write(R"({"benchmarks": [{"name": "a", "run_type": "iteration", "iterations": 1, "real_time": 1, "time_unit": "ns", "num_threads": -3}]})");
     EXPECT_THROW((void)vitals::read_case_results(threads), vitals::ResultsFileError);
 }
+
+// The median aggregate counts the blocks a stop or a descheduling held (Measurement::
+// stopped_blocks), in every process of run --processes, and 0 where there were none.
+TEST(ResultsJson, StoppedBlocksAreCountedPerCase) {
+    const auto median_entry = [](const json& doc, const std::string& run_name) {
+        for (const json& b : doc.at("benchmarks")) {
+            if (b.at("run_name") == run_name && b.value("aggregate_name", "") == "median") return b;
+        }
+        return json();
+    };
+    std::vector<double> wall(20, 1e-3), cpu(20, 1e-3);
+    wall[3] = 0.5;  // 500x the median with no more CPU time: a SIGSTOP
+    const Measurement stopped(1, wall, {.stmt = "f()"}, cpu);
+    ASSERT_EQ(stopped.stopped_blocks(), 1u);
+    const Measurement clean(1, std::vector<double>(20, 1e-3), {.stmt = "f()"}, std::vector<double>(20, 1e-3));
+    CaseResult by_process{"p", Measurement::merge(std::vector<Measurement>{stopped, clean, stopped})[0], "", ""};
+    by_process.per_process = {stopped, clean, stopped};
+    const std::vector<CaseResult> results = {CaseResult{"one", stopped, "", ""}, CaseResult{"clean", clean, "", ""},
+                                             by_process};
+    for (const bool aggregates_only : {false, true}) {
+        SCOPED_TRACE(aggregates_only);
+        const json doc = json::parse(vitals::results_to_json(results, "bench", {}, {.aggregates_only = aggregates_only}));
+        EXPECT_EQ(median_entry(doc, "one").at("vitals_stopped_blocks"), 1);
+        EXPECT_EQ(median_entry(doc, "clean").at("vitals_stopped_blocks"), 0);
+        EXPECT_EQ(median_entry(doc, "p").at("vitals_stopped_blocks"), 2);
+    }
+}

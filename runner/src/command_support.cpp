@@ -12,14 +12,29 @@
 #include <cstdlib>
 #include <cstring>
 #include <cerrno>
+#include <cstdint>
+#include <optional>
 #include <filesystem>
 
 #include "command.hpp"
+#include "vitals/number_text.hpp"
 #include "vitals/atomic_file.hpp"
 #include "shard.hpp"
 
 namespace vitals::cli {
 namespace {
+
+// A finite double as text that strtold reads back exactly in any locale: a hexadecimal
+// integer significand and a binary exponent, with no decimal point ("0x1p-1").
+std::string locale_free_text(double v) {
+    if (v == 0) return std::signbit(v) ? "-0x0p0" : "0x0p0";
+    int exponent = 0;
+    const double fraction = std::frexp(std::fabs(v), &exponent);  // in [0.5, 1)
+    auto significand = static_cast<std::uint64_t>(std::ldexp(fraction, 53));  // exact: 53 bits
+    exponent -= 53;
+    for (; significand % 2 == 0; significand /= 2) ++exponent;
+    return fmt::format("{}0x{:x}p{}", v < 0 ? "-" : "", significand, exponent);
+}
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<std::size_t> row(b.size() + 1);
@@ -37,12 +52,21 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 // A validator accepting a number for which `ok` holds; `problem` completes "must be ...".
+// The number is read with '.' as its point in every locale (parse_double). Used as a
+// transform, it also writes the value back as a hexadecimal float with an integer
+// significand ("0x1p-1" for 0.5): CLI11 converts option values with strtold, which
+// follows the C locale's decimal point, and this form has none, so the option gets
+// exactly the value checked here even in a program that called setlocale.
 CLI::Validator number_validator(bool (*ok)(double), const char* problem, const char* name) {
     return CLI::Validator(
         [ok, problem](std::string& input) -> std::string {
-            char* end = nullptr;
-            const double v = std::strtod(input.c_str(), &end);
-            if (end == input.c_str() || *end != '\0' || !ok(v)) return fmt::format("must be {}, got '{}'", problem, input);
+            const std::optional<double> v = parse_double(input);
+            if (!v || !ok(*v)) {
+                const bool comma = input.find(',') != std::string::npos && input.find('.') == std::string::npos;
+                return fmt::format("must be {}, got '{}'{}", problem, input,
+                                   comma ? " (write the decimal point as '.', in every locale)" : "");
+            }
+            input = locale_free_text(*v);
             return "";
         },
         name);
@@ -182,9 +206,9 @@ ResultsFile read_results_file_or_usage_error(const std::string& path, std::vecto
 }
 
 void ReportFlags::declare(CLI::App& app) {
-    app.add_option("--alpha", alpha, "Significance level of the test (default 0.05)")->check(open_unit_interval());
+    app.add_option("--alpha", alpha, "Significance level of the test (default 0.05)")->transform(open_unit_interval());
     app.add_option("--noise-floor", noise_floor_percent, "Changes under this percentage count as same (default 1)")
-        ->check(finite_non_negative());
+        ->transform(finite_non_negative());
 }
 
 std::string reserve_standard_output(const std::string& path) {

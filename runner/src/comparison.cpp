@@ -52,6 +52,8 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
                              .processes_after = processes_after,
                              .blocks = std::min(b.seconds.size(), a->seconds.size()),
                              .from_aggregates = b.aggregate_of > 0 || a->aggregate_of > 0};
+            // One median a side is no sample to test: the change stays, the verdict says so.
+            if (c.from_aggregates) c.change.verdict = stats::Verdict::untested;
             if (b.instructions && a->instructions && *b.instructions > 0) {
                 c.instructions_before = b.instructions;
                 c.instructions_after = a->instructions;
@@ -103,6 +105,14 @@ Comparison compare_runs(const std::string& before_name, const std::vector<CaseSa
     if (out.cases.empty() && out.not_compared.empty()) {
         throw ResultsFileError(fmt::format("'{}' and '{}' have no case in common; compare results of the same cases",
                                            before_name, after_name));
+    }
+    return out;
+}
+
+std::vector<std::string> cases_with_verdict(const Comparison& comparison, stats::Verdict verdict) {
+    std::vector<std::string> out;
+    for (const CaseComparison& c : comparison.cases) {
+        if (c.change.verdict == verdict) out.push_back(c.name);
     }
     return out;
 }

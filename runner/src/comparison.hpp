@@ -25,7 +25,8 @@ struct CaseComparison {
     bool by_process = false;
     std::size_t processes_before = 1, processes_after = 1;
     std::size_t blocks = 0;  // the smaller side's block count
-    bool from_aggregates = false;  // a side read from aggregates only: one median, no test
+    // A side read from aggregates only: one median, no test; the verdict is `untested`.
+    bool from_aggregates = false;
     std::optional<double> instructions_before, instructions_after;  // per call, when both counted
 };
 
@@ -69,6 +70,9 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
 Comparison compare_runs(const std::string& before_name, const std::vector<CaseSamples>& before,
                         const std::string& after_name, const std::vector<CaseSamples>& after,
                         const ReportOptions& options);
+
+// Names of the cases with that verdict, in the comparison's order (for --fail-on).
+std::vector<std::string> cases_with_verdict(const Comparison& comparison, stats::Verdict verdict);
 
 // Names of the cases found slower by more than min_change (a fraction), for --profile-slow.
 std::vector<std::string> slower_cases(const Comparison& comparison, double min_change);

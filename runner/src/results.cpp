@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "json_document.hpp"
+#include "vitals/number_text.hpp"
 #include "vitals/stats.hpp"
 
 namespace vitals {
@@ -48,7 +49,7 @@ double cpu_mhz() {
     while (std::getline(in, line)) {
         if (line.rfind("cpu MHz", 0) == 0) {
             const auto colon = line.find(':');
-            if (colon != std::string::npos) return std::atof(line.c_str() + colon + 1);
+            if (colon != std::string::npos) return parse_leading_double(std::string_view(line).substr(colon + 1)).value_or(0.0);
         }
     }
     return 0.0;
@@ -290,6 +291,11 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                 entry["vitals_failed_processes"] = std::move(failed);
             }
             if (aggregate == "median") {
+                // Blocks stopped or descheduled, each judged within its own process.
+                std::size_t stopped = 0;
+                for (const Measurement& p : measured) stopped += p.stopped_blocks();
+                entry["vitals_stopped_blocks"] = stopped;
+
                 const auto placed = std::find_if(run.roofline.begin(), run.roofline.end(),
                                                  [&](const RooflineRecord& r) { return r.name == result.name; });
                 if (placed != run.roofline.end()) {

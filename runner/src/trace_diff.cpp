@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "reporters/markup.hpp"
 #include "vitals/profiler/trace.hpp"
 #include "vitals/stats.hpp"
 
@@ -50,15 +51,17 @@ std::string profile_diff_report(const std::string& before_path, const std::strin
         const auto delta = [&](const std::string& n) { return std::fabs(by_name[n].second.self_us - by_name[n].first.self_us); };
         return delta(a) > delta(b);
     });
+    // Operator names come from the traces: shown with their control characters escaped.
     std::size_t width = 4;
-    for (const std::string& n : order) width = std::max(width, n.size());
+    for (const std::string& n : order) width = std::max(width, terminal_safe(n).size());
     const auto us = [](double v) { return stats::format_seconds(v * 1e-6); };
-    std::string out = fmt::format("{} -> {}: self CPU time per operator, largest change first\n\n", before_path, after_path);
+    std::string out = fmt::format("{} -> {}: self CPU time per operator, largest change first\n\n",
+                                  terminal_safe(before_path), terminal_safe(after_path));
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>8}  {:>8}\n", "name", width, "self before", "self after", "change",
                        "calls", "calls");
     for (const std::string& n : order) {
         const auto& [b, a] = by_name[n];
-        out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>8}  {:>8}\n", n, width, b.calls ? us(b.self_us) : "-",
+        out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>8}  {:>8}\n", terminal_safe(n), width, b.calls ? us(b.self_us) : "-",
                            a.calls ? us(a.self_us) : "-",
                            (a.self_us >= b.self_us ? "+" : "-") + us(std::fabs(a.self_us - b.self_us)), b.calls, a.calls);
     }

@@ -9,7 +9,10 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "vitals/number_text.hpp"
 
 #include "vitals/stats.hpp"
 
@@ -100,6 +103,7 @@ std::string_view verdict_name(Verdict v) {
         case Verdict::faster: return "faster";
         case Verdict::slower: return "slower";
         case Verdict::same: return "same";
+        case Verdict::untested: return "untested";
     }
     return "same";
 }
@@ -119,7 +123,7 @@ Change test_change(std::span<const double> before, std::span<const double> after
 
 std::optional<MedianInterval> median_interval_ranks(std::size_t n, double confidence) {
     if (!(confidence > 0.0 && confidence < 1.0)) {
-        throw std::invalid_argument("median_interval_ranks: confidence must be in (0, 1), got " + std::to_string(confidence));
+        throw std::invalid_argument("median_interval_ranks: confidence must be in (0, 1), got " + shortest_text(confidence));
     }
     if (n == 0) return std::nullopt;
     const double tail = (1.0 - confidence) / 2.0;

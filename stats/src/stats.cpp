@@ -1,8 +1,10 @@
 #include "vitals/stats.hpp"
 
+#include "vitals/number_text.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <charconv>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -27,7 +29,7 @@ std::vector<double> sorted_copy(std::span<const double> samples) {
 
 double quantile_sorted(std::span<const double> sorted, double q) {
     if (!(q >= 0.0 && q <= 1.0)) {
-        throw std::invalid_argument("quantile: q must be in [0, 1], got " + std::to_string(q));
+        throw std::invalid_argument("quantile: q must be in [0, 1], got " + shortest_text(q));
     }
     if (sorted.empty()) return kNaN;
     const QuantilePosition at = quantile_position(sorted.size(), q);
@@ -125,9 +127,10 @@ TimeUnit select_unit(double seconds) {
 
 std::string format_seconds(double seconds) {
     const TimeUnit unit = select_unit(seconds);
-    char text[64];
-    std::snprintf(text, sizeof text, "%.2f %.*s", seconds / unit.scale, static_cast<int>(unit.name.size()), unit.name.data());
-    return text;
+    char text[400];  // to_chars, not printf: "1.00 ms" in every locale (printf writes "1,00" under de_DE)
+    const auto [end, error] = std::to_chars(text, text + sizeof text, seconds / unit.scale, std::chars_format::fixed, 2);
+    if (error != std::errc()) return "? " + std::string(unit.name);
+    return std::string(text, end) + " " + std::string(unit.name);
 }
 
 std::string_view unit_to_english(std::string_view unit) {

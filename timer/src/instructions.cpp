@@ -23,6 +23,7 @@
 #include <system_error>
 
 #include "timer_run.hpp"
+#include "vitals/number_text.hpp"
 #include "vitals/process.hpp"
 
 namespace vitals {
@@ -67,7 +68,7 @@ double count_under_callgrind(const std::vector<std::string>& command, std::int64
     double total = -1;
     std::ifstream in(out_file);
     for (std::string line; std::getline(in, line);) {
-        if (line.rfind("totals:", 0) == 0 || line.rfind("summary:", 0) == 0) total = std::atof(line.c_str() + line.find(':') + 1);
+        if (line.rfind("totals:", 0) == 0 || line.rfind("summary:", 0) == 0) total = parse_leading_double(std::string_view(line).substr(line.find(':') + 1)).value_or(-1);
     }
     in.close();
     std::error_code ignored;

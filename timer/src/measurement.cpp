@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <stdexcept>
@@ -13,6 +14,14 @@ namespace {
 
 constexpr double kIqrWarnThreshold = 0.1;
 constexpr double kIqrGrossWarnThreshold = 0.25;
+// A block this many times the median wall time is judged for a stop (see stopped_blocks).
+constexpr double kStoppedFactor = 50;
+// Judged only where the median block spends at least this share of its wall time on the
+// CPU: with less (sleeps, waits for a device) CPU time cannot tell a stop from a wait.
+constexpr double kCpuBoundShare = 0.5;
+// Stopped: the block's CPU time grew by less than this share of what the median block's
+// CPU share predicts for its extra wall time.
+constexpr double kStoppedCpuGrowth = 0.1;
 
 bool has_newline(const std::string& s) { return s.find('\n') != std::string::npos; }
 
@@ -106,6 +115,28 @@ Measurement::Measurement(std::int64_t number_per_run, std::vector<double> raw_ti
     } else if (!meets_confidence(kIqrWarnThreshold)) {
         add_warning("This could indicate system fluctuation.");
     }
+    count_stopped_blocks();
+}
+
+void Measurement::count_stopped_blocks() {
+    if (raw_cpu_times_.empty()) return;
+    const double wall = stats::median(raw_times_), cpu = stats::median(raw_cpu_times_);
+    if (!(wall > 0) || cpu / wall < kCpuBoundShare) return;
+    const double share = cpu / wall;
+    double worst = 0;
+    for (std::size_t i = 0; i < raw_times_.size(); ++i) {
+        const double extra_wall = raw_times_[i] - wall;
+        if (raw_times_[i] > kStoppedFactor * wall && raw_cpu_times_[i] - cpu < kStoppedCpuGrowth * share * extra_wall) {
+            ++stopped_blocks_;
+            worst = std::max(worst, raw_times_[i] / wall);
+        }
+    }
+    if (stopped_blocks_ == 0) return;
+    warnings_.push_back(fmt::format(
+        "  WARNING: {} block{} took {}{:.0f}x the median time without using more CPU time.\n"
+        "           The process was stopped or descheduled (SIGSTOP, a paused VM); {} kept in the statistics.",
+        stopped_blocks_, stopped_blocks_ == 1 ? "" : "s", stopped_blocks_ == 1 ? "" : "up to ", worst,
+        stopped_blocks_ == 1 ? "the block is" : "the blocks are"));
 }
 
 Measurement Measurement::with_median_interval(MedianInterval interval) const {

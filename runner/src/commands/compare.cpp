@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 
 #include "../command.hpp"
 #include "../comparison.hpp"
+#include "../reporters/markup.hpp"
 #include "../reporters/reporters.hpp"
 #include "../trace_diff.hpp"
 #include "vitals/atomic_file.hpp"
@@ -20,6 +22,13 @@ public:
         app.add_option("after", after_, "Results after the change")->required();
         report_.declare(app);
         app.add_option("--json", json_path_, "Also write the comparison as JSON");
+        app.add_option("--fail-on", fail_on_,
+                       "Exit 1 when a case gets one of these verdicts: slower, faster, untested (comma-separated or "
+                       "repeated; e.g. --fail-on slower). untested is a case read from aggregates only, where no "
+                       "test is possible: it fails only when named (--fail-on slower,untested); cases not compared "
+                       "never fail")
+            ->delimiter(',')
+            ->check(CLI::IsMember({"slower", "faster", "untested"}));
     }
 
     int run(const CommandContext&) override {
@@ -34,6 +43,7 @@ public:
         }
         if (before_is_trace) {
             if (json_path_) throw UsageError("--json applies to results files, not to two traces");
+            if (!fail_on_.empty()) throw UsageError("--fail-on applies to results files, not to two traces");
             try {
                 fmt::print("{}", profile_diff_report(before_, after_));
             } catch (const std::runtime_error& e) {
@@ -59,11 +69,29 @@ public:
         // With the JSON on standard output, the table goes to standard error.
         fmt::print(json_path_ && is_standard_output(*json_path_) ? stderr : stdout, "{}", render_comparison_text(comparison));
         if (json_path_) write_file_atomically(*json_path_, render_comparison_json(comparison));
-        return 0;
+        return failures(comparison) ? kExitFailure : 0;
     }
 
 private:
+    // Says on stderr which cases have a verdict named by --fail-on; whether any has.
+    bool failures(const Comparison& comparison) const {
+        bool any = false;
+        for (const stats::Verdict verdict : {stats::Verdict::slower, stats::Verdict::faster, stats::Verdict::untested}) {
+            const std::string name(stats::verdict_name(verdict));
+            if (std::find(fail_on_.begin(), fail_on_.end(), name) == fail_on_.end()) continue;
+            const std::vector<std::string> cases = cases_with_verdict(comparison, verdict);
+            if (cases.empty()) continue;
+            any = true;
+            std::string names;
+            for (const std::string& c : cases) names += (names.empty() ? "" : ", ") + terminal_safe(c);
+            fmt::print(stderr, "vitals: --fail-on {}: {} case{} {}: {}\n", name, cases.size(), cases.size() == 1 ? "" : "s",
+                       name, names);
+        }
+        return any;
+    }
+
     std::string before_, after_;
+    std::vector<std::string> fail_on_;
     ReportFlags report_;
     std::optional<std::string> json_path_;
 };

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
+#include "../reporters/markup.hpp"
 #include "vitals/atomic_file.hpp"
 
 namespace vitals::cli {
@@ -36,7 +37,7 @@ public:
             runs.emplace_back(path, std::move(file.cases));
             ceilings.push_back(std::move(file.ceilings));
         }
-        for (const std::string& warning : warnings) fmt::print(stderr, "vitals: warning: {}\n", warning);
+        for (const std::string& warning : warnings) fmt::print(stderr, "vitals: warning: {}\n", terminal_safe(warning));
         if (html_) write_file_atomically(*html_, html_report(runs, report_.options(), ceilings));
         if (markdown_) write_file_atomically(*markdown_, markdown_report(runs, report_.options()));
         return 0;

@@ -37,7 +37,7 @@ Box box_of(const std::vector<double>& samples) {
 }
 
 constexpr const char* kColors[] = {"#7f8c9a", "#2b6cb0", "#b7791f", "#6b46c1", "#2f855a"};
-constexpr const char* kVerdictColor[] = {"#2f855a", "#c53030", "#4a5568"};  // faster, slower, same
+constexpr const char* kVerdictColor[] = {"#2f855a", "#c53030", "#4a5568", "#975a16"};  // faster, slower, same, untested
 
 // Axis ticks at round values (1, 2 or 5 times a power of ten, in the plot's one unit)
 // that cover [lo, hi] in about `count` steps.
@@ -167,11 +167,13 @@ std::string html_report(const std::vector<NamedResults>& files, const ReportOpti
                 const stats::Change& c = compared->change;
                 const auto v = static_cast<int>(c.verdict);
                 after_color = kVerdictColor[v];
-                verdict_line = fmt::format(R"(<p class="verdict" style="color:{}">{} {} (p = {:.4f})</p>)", after_color,
-                                           stats::verdict_name(c.verdict), percent_change(c.change), c.p_value);
+                const std::string p_value = compared->from_aggregates ? "-" : fmt::format("{:.4f}", c.p_value);
+                verdict_line = fmt::format(R"(<p class="verdict" style="color:{}">{} {} ({})</p>)", after_color,
+                                           stats::verdict_name(c.verdict), percent_change(c.change),
+                                           compared->from_aggregates ? "aggregates only: no test" : "p = " + p_value);
                 summary += fmt::format(
-                    R"(<tr><td><a href="#{0}">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4:.4f}</td><td style="color:{5};font-weight:600">{6}</td></tr>)",
-                    escape_html(name), stats::format_seconds(c.before_median), stats::format_seconds(c.after_median), percent_change(c.change), c.p_value,
+                    R"(<tr><td><a href="#{0}">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td style="color:{5};font-weight:600">{6}</td></tr>)",
+                    escape_html(name), stats::format_seconds(c.before_median), stats::format_seconds(c.after_median), percent_change(c.change), p_value,
                     after_color, stats::verdict_name(c.verdict));
             } else {
                 const std::string* why = comparison.why_not_compared(name);
@@ -223,8 +225,12 @@ svg text {{ font-size: 11px; fill: #2d3748; }} svg .tick {{ fill: #718096; }} sv
 </body></html>
 )",
                        files_list, summary, roofline_svg(files, ceilings),
-                       paired && !comparison.cases.empty() ? " Verdicts: same means " + escape_html(comparison.meaning_of_same()) + "."
-                                                            : "",
+                       paired && !comparison.cases.empty()
+                           ? " Verdicts: same means " + escape_html(comparison.meaning_of_same()) + "." +
+                                 (cases_with_verdict(comparison, stats::Verdict::untested).empty()
+                                      ? ""
+                                      : std::string(" Untested: ") + escape_html(kUntestedMeans) + ".")
+                           : "",
                        sections);
 }
 

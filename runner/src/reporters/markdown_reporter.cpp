@@ -30,7 +30,9 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
             out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_code(name), stats::format_seconds(c.before_median),
                                stats::format_seconds(c.after_median), percent_change(c.change),
                                compared->from_aggregates ? "-" : fmt::format("{:.4f}", c.p_value),
-                               c.verdict == stats::Verdict::same ? "same" : fmt::format("**{}**", stats::verdict_name(c.verdict)));
+                               c.verdict == stats::Verdict::same || c.verdict == stats::Verdict::untested
+                                   ? std::string(stats::verdict_name(c.verdict))
+                                   : fmt::format("**{}**", stats::verdict_name(c.verdict)));
         }
         if (!comparison.cases.empty()) {
             out += fmt::format("| geomean | | | {} | | |\n",
@@ -40,6 +42,9 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
             out += fmt::format("\nVerdicts: **slower** or **faster** when p < {} and the median changed by more than "
                                "{:.1f}%; `same`: {}.\n",
                                options.alpha, options.noise_floor * 100, comparison.meaning_of_same());
+            if (!cases_with_verdict(comparison, stats::Verdict::untested).empty()) {
+                out += fmt::format("`untested`: {}.\n", kUntestedMeans);
+            }
         }
         for (const std::string& warning : comparison.warnings) out += "\n> **Warning:** " + escape_markdown(warning) + "\n";
         for (const std::string& note : comparison_notes(comparison)) out += "\n> **Note:** " + escape_markdown(note) + "\n";

@@ -4,13 +4,78 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <unordered_set>
 
 namespace vitals {
 
+namespace {
+
+// A C0 control or DEL: what a terminal acts on (ESC starts a sequence, CR and LF
+// move the cursor) and what ends a markdown row.
+bool is_control(unsigned char u) { return u < 0x20 || u == 0x7f; }
+
+// The length of the UTF-8 sequence at text[i] and its code point, or 0 when the bytes
+// there are no valid sequence (a stray byte such as 0x9b, an 8-bit terminal's CSI).
+std::size_t utf8_at(std::string_view text, std::size_t i, char32_t& code) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    const std::size_t length = u >= 0xc2 && u <= 0xdf ? 2 : u >= 0xe0 && u <= 0xef ? 3 : u >= 0xf0 && u <= 0xf4 ? 4 : 0;
+    if (length == 0 || i + length > text.size()) return 0;
+    code = u & (0x7f >> length);
+    for (std::size_t k = 1; k < length; ++k) {
+        const auto c = static_cast<unsigned char>(text[i + k]);
+        if ((c & 0xc0) != 0x80) return 0;
+        code = (code << 6) | (c & 0x3f);
+    }
+    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
+    if (overlong || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
+    return length;
+}
+
+// Code points a reader must see rather than have acted on: C1 controls (U+009B is a
+// CSI too) and the bidirectional overrides and isolates that reorder what is shown.
+bool is_hidden_control(char32_t code) {
+    return (code >= 0x80 && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+}
+
+// `text` with control characters as \xNN, C1 and bidirectional controls as \uNNNN,
+// bytes that are no UTF-8 as \xNN; `pipes`: '|' as \| too (a markdown table cell).
+std::string shown(std::string_view text, bool pipes) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        if (u < 0x80) {
+            if (is_control(u)) {
+                out += fmt::format("\\x{:02x}", u);
+            } else if (pipes && u == '|') {
+                out += "\\|";
+            } else {
+                out += static_cast<char>(u);
+            }
+            ++i;
+            continue;
+        }
+        char32_t code = 0;
+        const std::size_t length = utf8_at(text, i, code);
+        if (length == 0) {
+            out += fmt::format("\\x{:02x}", u);
+            ++i;
+        } else if (is_hidden_control(code)) {
+            out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(code));
+            i += length;
+        } else {
+            out.append(text.substr(i, length));
+            i += length;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string escape_html(std::string_view text) {
     std::string out;
-    for (char c : text) {
+    for (const char c : shown(text, false)) {
         switch (c) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;
@@ -24,35 +89,26 @@ std::string escape_html(std::string_view text) {
 }
 
 std::string escape_markdown(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`') out += '\\';
-        out += c;
+    std::string out;  // the markup escaped first, so that the \xNN of controls stay as they are
+    for (const char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '|': case '\\': case '*': case '_': case '`': case '[': case ']': case '~':
+                out += '\\';
+                out += c;
+                break;
+            default: out += c;
+        }
     }
-    return out;
+    return shown(out, false);
 }
 
 std::string percent_change(double change) {
     if (!std::isfinite(change)) return "from 0";
     return fmt::format("{:+.2f}%", change * 100);
 }
-
-namespace {
-std::string shown(std::string_view text, bool pipes) {
-    std::string out;
-    for (const char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) {
-            out += fmt::format("\\x{:02x}", u);
-        } else if (pipes && c == '|') {
-            out += "\\|";
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-}  // namespace
 
 std::string terminal_safe(std::string_view text) { return shown(text, false); }
 

@@ -18,6 +18,9 @@ std::string render_comparison_text(const Comparison& comparison);
 // sentence each, without the "note: " prefix): single-process sides, too few
 // processes or blocks, cases read from aggregates only.
 std::vector<std::string> comparison_notes(const Comparison& comparison);
+// What a verdict of `untested` means, for reports.
+inline constexpr const char* kUntestedMeans =
+    "no test was possible: a side has one median of aggregates only, not its repetitions";
 // The roofline of the runs' cases that state their flops, on the first run's machine
 // ceilings that are known (inline SVG and a caption); "" when there is nothing to draw.
 std::string roofline_svg(const std::vector<NamedResults>& runs, const std::vector<std::optional<MachineCeilings>>& ceilings);

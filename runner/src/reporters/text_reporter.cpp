@@ -33,8 +33,8 @@ std::vector<std::string> comparison_notes(const Comparison& comparison) {
     std::vector<std::string> notes;
     if (from_aggregates > 0) {
         notes.push_back(fmt::format(
-            "{} case{} read from aggregates only (one median a side): the change is shown, but no test is possible; "
-            "write every repetition (without --benchmark_report_aggregates_only or --json-aggregates-only) to test it",
+            "{} case{} read from aggregates only (one median a side): verdict untested, the change is shown but no "
+            "test is possible; write every repetition (without --benchmark_report_aggregates_only or --json-aggregates-only) to test it",
             from_aggregates, plural(from_aggregates)));
     }
     if (by_block > 0) {
@@ -125,6 +125,7 @@ std::string render_comparison_json(const Comparison& comparison) {
                           {"alpha", comparison.options.alpha},
                           {"noise_floor", comparison.options.noise_floor},
                           {"same_means", comparison.meaning_of_same()},
+                          {"untested_means", kUntestedMeans},
                           {"cases", cases},
                           {"geomean_change", comparison.geomean_change ? nlohmann::json(*comparison.geomean_change) : nlohmann::json()},
                           {"added", comparison.added},

@@ -21,7 +21,9 @@ struct MannWhitneyResult {
 // correction. Throws std::invalid_argument for an empty sample or a NaN.
 MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y);
 
-enum class Verdict { faster, slower, same };
+// untested: no test was possible (a side of one value, as an aggregates-only file
+// gives); test_change never returns it, the comparison of runs does.
+enum class Verdict { faster, slower, same, untested };
 std::string_view verdict_name(Verdict v);
 
 struct Change {

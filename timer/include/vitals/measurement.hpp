@@ -1,6 +1,7 @@
 // Measurement: the raw block times of one timed statement and the statistics over them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -96,6 +97,12 @@ public:
     bool has_warnings() const { return !warnings_.empty(); }
     // Each warning is two lines ("  WARNING: ..." and its explanation).
     const std::vector<std::string>& warnings() const { return warnings_; }
+    // Blocks the process was stopped or descheduled in (SIGSTOP, a paused VM): over 50x
+    // the median wall time, with CPU time that did not grow with it (under a tenth of
+    // what the median block's CPU share predicts). Judged only with CPU times, and only
+    // where the median block is at least half CPU time (a case that waits cannot be
+    // told from a stopped one). They stay in the statistics; a warning says so.
+    std::size_t stopped_blocks() const { return stopped_blocks_; }
 
     // Joins measurements of the same task into one (times per call concatenated,
     // number_per_run 1), keeping first-seen order of tasks.
@@ -106,6 +113,8 @@ public:
     std::string to_string() const;
 
 private:
+    void count_stopped_blocks();
+
     std::int64_t number_per_run_;
     std::vector<double> raw_times_;
     std::vector<double> raw_cpu_times_;
@@ -114,6 +123,7 @@ private:
     double median_ = 0.0, mean_ = 0.0, p25_ = 0.0, p75_ = 0.0;
     int significant_figures_ = 1;
     std::vector<std::string> warnings_;
+    std::size_t stopped_blocks_ = 0;
     std::optional<MedianInterval> median_interval_;
 };
 
