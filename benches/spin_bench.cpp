@@ -4,15 +4,22 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vitals/vitals.hpp>
+#include <vitals/number_text.hpp>
 
 namespace {
 
 double spin_scale() {
     const char* text = std::getenv("VITALS_SPIN_SCALE");
-    const double scale = text == nullptr ? 1.0 : std::atof(text);
-    return std::isfinite(scale) && scale > 0 ? scale : 1.0;
+    if (text == nullptr) return 1.0;
+    const std::optional<double> scale = vitals::parse_double(text);  // the same in every locale
+    if (!scale || !std::isfinite(*scale) || *scale <= 0) {
+        throw std::invalid_argument(std::string("VITALS_SPIN_SCALE must be a number > 0 such as 1.05, got '") + text + "'");
+    }
+    return *scale;
 }
 
 }  // namespace

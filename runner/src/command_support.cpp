@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include "command.hpp"
+#include "reporters/markup.hpp"
 #include "vitals/number_text.hpp"
 #include "vitals/atomic_file.hpp"
 #include "shard.hpp"
@@ -74,7 +75,8 @@ CLI::Validator number_validator(bool (*ok)(double), const char* problem, const c
 
 }  // namespace
 
-void print_error(const std::string& message) { fmt::print(stderr, "vitals: error: {}\n", message); }
+// Messages quote names and text from files and cases: shown, never obeyed by the terminal.
+void print_error(const std::string& message) { fmt::print(stderr, "vitals: error: {}\n", terminal_safe(message)); }
 
 CLI::Validator positive_seconds() {
     return number_validator([](double v) { return std::isfinite(v) && v > 0.0; }, "a finite number of seconds > 0",

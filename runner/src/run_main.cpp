@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cerrno>
 #include <fcntl.h>
+#include <locale.h>
 #include <unistd.h>
 
 #include "command.hpp"
@@ -67,6 +68,18 @@ bool parse(CLI::App& app, int argc, char** argv) {
         for (const CLI::App* sub : app.get_subcommands()) target = sub;
         return target;
     };
+    // Numbers on the command line are read the same under every locale: CLI11 converts
+    // option values with strtold, which follows the program's locale (a program that
+    // called setlocale(LC_ALL, "") under de_DE would refuse 0.5 and take 0,5).
+    struct ClassicLocale {
+        locale_t classic = ::newlocale(LC_ALL_MASK, "C", nullptr);
+        locale_t previous = classic != nullptr ? ::uselocale(classic) : nullptr;
+        ~ClassicLocale() {
+            if (classic == nullptr) return;
+            ::uselocale(previous);
+            ::freelocale(classic);
+        }
+    } classic_locale;
     try {
         app.parse(argc, argv);
         return false;
