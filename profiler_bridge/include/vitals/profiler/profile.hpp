@@ -83,11 +83,16 @@ public:
 
     // Throws std::logic_error if this or another profile is already running.
     void start();
+    // In a process forked while this profile ran, the child's copy of it stops without a
+    // trace or on_trace_ready (the parent delivers that window), and start() starts it
+    // anew; the child may also start another Profile.
     void stop();
-    // The current step ends; the next begins. Throws std::logic_error when not started.
+    // The current step ends; the next begins. Throws std::logic_error when not started, or
+    // in a forked child on the copy of its parent's running profile.
     void step();
 
-    bool running() const { return running_; }
+    // False in a forked child for the copy of its parent's running profile (see stop()).
+    bool running() const { return running_ && !inherited_from_parent(); }
     // Stops if running, never throwing: what a failing on_trace_ready said goes to stderr
     // and to last_error() (for destructors and scope ends; an explicit stop() throws).
     void stop_quietly(const char* why = "the profile was stopped quietly") noexcept;
@@ -112,11 +117,15 @@ private:
     void stop_trace();
     void trace_ready();
     void discard_window();
+    void release_running_slot();
+    bool inherited_from_parent() const;
+    void forget_inherited_window();
     void begin_step_annotation();
     void end_step_annotation();
 
     ProfileOptions options_;
     bool running_ = false;
+    std::int64_t owner_pid_ = 0;  // the process that started it
     std::int64_t step_num_ = 0;
     ProfilerAction action_ = ProfilerAction::none;
     std::int64_t window_start_ticks_ = 0;
