@@ -10,7 +10,10 @@
 // With a schedule, step() marks the end of each step; only the steps of the active
 // phase are recorded (warm-up steps are traced and thrown away), each wrapped in a
 // "ProfilerStep#N" annotation, and on_trace_ready runs after the last active step of
-// every cycle. Events of steps that are not recorded are never stored.
+// every cycle. Events of steps that are not recorded are never stored. A scope still open
+// when its window's records are collected (one around the step() that closes the window,
+// say) is left out of that trace and counted in Trace::scopes_left_open, with a note on
+// stderr: an event is whole or absent, never cut at the window's end.
 #pragma once
 
 #include <cstdint>
@@ -159,7 +162,10 @@ struct TensorboardOptions {
 
 // An on_trace_ready handler writing each trace to
 // dir/<worker>.<milliseconds since epoch>.pt.trace.json(.gz), the layout TensorBoard's
-// profiler plugin and Holistic Trace Analysis read. Creates dir if needed.
+// profiler plugin and Holistic Trace Analysis read. Creates dir if needed. A file appears
+// whole (written to a temporary first) and never replaces one: where the name is taken
+// (another writer, another process, the same millisecond) the next stamp is tried, so
+// writers sharing a folder and a worker name lose no trace.
 TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, TensorboardOptions options = {});
 
 // "<host>_<pid>", the default worker name.
