@@ -46,7 +46,7 @@ bool hardware_counters_here() {
 }
 
 // The rows about CUDA cases depend on the machine, decided when the test runs: where no
-// device is usable the case is skipped (timeit, exit 0) or refused (profile, exit 1);
+// device is usable the case is skipped (timeit and profile, exit 0);
 // where one is, the case runs, and counting its instructions needs hardware counters,
 // or says that Valgrind is missing (a run of the CUDA driver under Callgrind is left out).
 std::vector<Case> cuda_case_rows() {
@@ -54,7 +54,7 @@ std::vector<Case> cuda_case_rows() {
     const std::string profile = "profile mlp_forward/32x512/cuda-f32";
     if (!vitals::cuda_unavailable_reason().empty()) {
         return {{timeit, 0, ""},  // skipped, not failed
-                {profile, 1, "cannot run here"}};
+                {profile, 0, ""}};
     }
     std::vector<Case> rows = {{profile, 0, ""}};
     if (hardware_counters_here()) {

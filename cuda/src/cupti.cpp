@@ -186,6 +186,9 @@ bool to_device_event(const CUpti_Activity& record, std::int64_t to_steady, Exter
 }
 
 std::string cupti_start() {
+    // Without a usable device CUPTI fails with a status that hides why (no driver gives
+    // CUPTI_ERROR_UNKNOWN at the first call): the device probe's reason says it.
+    if (std::string reason = unavailable_reason(); !reason.empty()) return reason;
     std::string why;
     const CuptiApi* api = cupti(&why);
     if (api == nullptr) return why;

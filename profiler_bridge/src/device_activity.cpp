@@ -3,6 +3,7 @@
 #include "device_activity.hpp"
 
 #include "vitals/cuda_hooks.hpp"
+#include "vitals/cuda_support.hpp"
 #include "vitals/profiler/record_function.hpp"
 
 namespace vitals::profiler::detail {
@@ -16,9 +17,12 @@ Hooks g_hooks;
 
 void install_hooks(const Hooks& hooks) { g_hooks = hooks; }
 
+// Why there is no device activity is said as the Timer and the commands say why a CUDA
+// case cannot run (cuda_unavailable_reason), whatever part found it.
 std::string start() {
     if (g_hooks.start == nullptr) {
-        return cuda_parts_built() ? "this program was not linked with vitals::cuda" : "vitals was built without CUDA";
+        const std::string reason = cuda_unavailable_reason();
+        return reason.empty() ? "this program was not linked with vitals::cuda's profiler hooks" : reason;
     }
     return g_hooks.start();
 }

@@ -4,6 +4,9 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 namespace vitals::profiler::detail {
@@ -46,7 +49,8 @@ bool looks_gzipped(std::string_view bytes) {
     return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::string gzip_decompress(std::string_view bytes, const std::string& name, std::size_t max_bytes) {
+std::string gzip_decompress(std::string_view bytes, const std::string& name, std::size_t max_bytes,
+                            std::string_view past_cap) {
     z_stream stream{};
     if (inflateInit2(&stream, kGzipWindowBits) != Z_OK) throw std::runtime_error("gzip: cannot initialise zlib");
     std::string out;
@@ -69,7 +73,7 @@ std::string gzip_decompress(std::string_view bytes, const std::string& name, std
                 fail(fmt::format("the gzip data is corrupt ({})", stream.msg != nullptr ? stream.msg : "zlib error"));
             }
             out.append(buffer.data(), buffer.size() - stream.avail_out);
-            if (out.size() > max_bytes) fail(fmt::format("it expands past {} bytes; no trace is that large", max_bytes));
+            if (out.size() > max_bytes) fail(fmt::format("it expands past {} bytes{}", max_bytes, past_cap));
             if (status == Z_STREAM_END) break;
         } while (stream.avail_out == 0 || stream.avail_in > 0);
         consumed += in - stream.avail_in;
@@ -82,6 +86,32 @@ std::string gzip_decompress(std::string_view bytes, const std::string& name, std
     }
     inflateEnd(&stream);
     return out;
+}
+
+}  // namespace vitals::profiler::detail
+
+namespace vitals::profiler::detail {
+
+std::size_t max_trace_bytes() {
+    const char* text = std::getenv("VITALS_MAX_TRACE_BYTES");
+    if (text == nullptr || *text == '\0') return kDefaultMaxTraceBytes;
+    const std::string_view value(text);
+    std::size_t number = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+    std::size_t scale = 1;
+    const std::string_view unit(end, static_cast<std::size_t>(value.data() + value.size() - end));
+    if (unit == "K") scale = std::size_t{1} << 10;
+    if (unit == "M") scale = std::size_t{1} << 20;
+    if (unit == "G") scale = std::size_t{1} << 30;
+    const bool unit_known = unit.empty() || scale > 1;
+    if (error != std::errc() || end == value.data() || !unit_known || number == 0 ||
+        number > std::numeric_limits<std::size_t>::max() / scale) {
+        throw std::invalid_argument(fmt::format(
+            "VITALS_MAX_TRACE_BYTES='{}' is not a size; give a whole number of bytes above 0, optionally with K, M or G "
+            "(KiB, MiB, GiB), e.g. VITALS_MAX_TRACE_BYTES=4G",
+            value));
+    }
+    return number * scale;
 }
 
 }  // namespace vitals::profiler::detail

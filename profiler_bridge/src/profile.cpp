@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,10 +15,8 @@
 #include <unordered_map>
 #include <stdexcept>
 
-#include "gzip.hpp"
 #include "device_activity.hpp"
 #include "recorder.hpp"
-#include "vitals/atomic_file.hpp"
 
 namespace vitals::profiler {
 namespace {
@@ -52,9 +51,12 @@ bool wants_cuda(const ProfileOptions& options) {
 
 // Rebuilds events from each thread's records: a begin opens an event, and the end that
 // names it (by the begin's index in its thread's record stream) closes it, on whichever
-// thread it was recorded. Scopes still open when the window closes end with it; ends
-// whose begin came before the window are ignored. Parents follow from the intervals, as
-// in torch (Trace::link_parents), so scopes that overlap without nesting keep both times.
+// thread it was recorded. An end recorded by the time the records are collected counts
+// with its own time, even just past the window's end; a scope still open then (one around
+// the step() that closed the window, or on a thread still inside it) is left out and
+// counted in Trace::scopes_left_open, never cut to the window. Ends whose begin came
+// before the window are ignored. Parents follow from the intervals, as in torch
+// (Trace::link_parents), so scopes that overlap without nesting keep both times.
 Trace build_trace(std::vector<detail::ThreadRecords> threads, std::vector<DeviceEvent> device,
                   std::int64_t window_start_ticks, std::int64_t window_end_ticks, const ProfileOptions& options) {
     const TickConverter clock = TickConverter::calibrated();
@@ -144,9 +146,8 @@ Trace build_trace(std::vector<detail::ThreadRecords> threads, std::vector<Device
             close(found->second, p.end.begin, p.end_ns);
         }
     }
-    for (Event& e : trace.events) {
-        if (e.end_ns == kOpen) e.end_ns = std::max(trace.end_ns, e.start_ns);
-    }
+    trace.scopes_left_open = static_cast<std::int64_t>(
+        std::erase_if(trace.events, [](const Event& e) { return e.end_ns == kOpen; }));
     trace.link_parents();
     trace.device = detail::device_activity::in_window(std::move(device), trace.start_ns, trace.end_ns);
     trace.compute_attribution();
@@ -154,12 +155,6 @@ Trace build_trace(std::vector<detail::ThreadRecords> threads, std::vector<Device
 }
 
 }  // namespace
-
-std::string default_worker_name() {
-    char host[256] = {};
-    ::gethostname(host, sizeof host - 1);
-    return fmt::format("{}_{}", host, ::getpid());
-}
 
 ProfilerAction Schedule::action(std::int64_t step) const {
     const auto in_range = [](std::int64_t v, std::int64_t low) { return v >= low && v <= kMaxSteps; };
@@ -201,6 +196,12 @@ Profile::Profile(ProfileOptions options) : options_(std::move(options)) {
     }
 }
 
+namespace {
+// A forked child has no running profile: the parent's, copied into the child, belongs to
+// the parent (see Profile::inherited_from_parent).
+void forget_running_profile_in_child() { g_running_profile.store(nullptr, std::memory_order_relaxed); }
+}  // namespace
+
 Profile::~Profile() { stop_quietly("the profile was destroyed while running"); }
 
 void Profile::stop_quietly(const char* why) noexcept {
@@ -225,16 +226,41 @@ void Profile::discard_window() {
     if (device_active_) (void)detail::device_activity::stop();
     device_active_ = false;
     (void)detail::collect_all(/*keep=*/false);
-    g_running_profile.store(nullptr);
+    release_running_slot();
+}
+
+void Profile::release_running_slot() {
+    Profile* self = this;
+    g_running_profile.compare_exchange_strong(self, nullptr);
+}
+
+bool Profile::inherited_from_parent() const { return running_ && owner_pid_ != ::getpid(); }
+
+// The copy a forked child holds of its parent's running profile: it ends without a trace
+// (the window's records are the parent's, who delivers them) and without touching the
+// child's running profile, if the child started one.
+void Profile::forget_inherited_window() {
+    running_ = false;
+    device_active_ = false;
+    stop_requested_ = false;
+    action_ = ProfilerAction::none;
+    end_step_annotation();
 }
 
 void Profile::start() {
+    static const bool fork_handler = [] {
+        ::pthread_atfork(nullptr, nullptr, forget_running_profile_in_child);
+        return true;
+    }();
+    (void)fork_handler;
+    if (inherited_from_parent()) forget_inherited_window();
     if (running_) throw std::logic_error("Profile::start: this profile is already running");
     Profile* expected = nullptr;
     if (!g_running_profile.compare_exchange_strong(expected, this)) {
         throw std::logic_error("Profile::start: another profile is running; stop it before starting this one");
     }
     running_ = true;
+    owner_pid_ = ::getpid();
     step_num_ = 0;
     action_ = options_.schedule ? options_.schedule->action(0) : ProfilerAction::record;
     transit(ProfilerAction::none, action_);
@@ -242,6 +268,10 @@ void Profile::start() {
 }
 
 void Profile::stop() {
+    if (inherited_from_parent()) {
+        forget_inherited_window();
+        return;
+    }
     if (!running_) throw std::logic_error("Profile::stop: this profile is not running; call start() first");
     if (in_handler_) {  // stop() from on_trace_ready: done when the handler returns
         stop_requested_ = true;
@@ -253,15 +283,21 @@ void Profile::stop() {
         transit(action_, std::nullopt);
     } catch (...) {
         set_flags(options_, false, false);
-        g_running_profile.store(nullptr);
+        release_running_slot();
         throw;
     }
     set_flags(options_, false, false);
-    g_running_profile.store(nullptr);
+    release_running_slot();
     stop_requested_ = false;
 }
 
 void Profile::step() {
+    if (inherited_from_parent()) {
+        throw std::logic_error(fmt::format(
+            "Profile::step: this profile was started by process {}, before the fork() that made this one; a forked "
+            "child records only with a Profile it starts itself",
+            owner_pid_));
+    }
     if (!running_) throw std::logic_error("Profile::step: this profile is not running; call start() first");
     if (in_handler_) throw std::logic_error("Profile::step: called from on_trace_ready; step the profile from the loop");
     end_step_annotation();
@@ -394,6 +430,14 @@ void Profile::stop_trace() {
     device_active_ = false;
     trace_ = build_trace(detail::collect_all(/*keep=*/true), std::move(device), window_start_ticks_, end, options_);
     has_trace_ = true;
+    if (trace_.scopes_left_open > 0) {
+        fmt::print(stderr,
+                   "vitals: note: {} scope{} still open when the window closed {} left out of this trace (a scope is "
+                   "recorded whole or not at all; end a scope before the step() or stop() that closes the window to "
+                   "keep it)\n",
+                   trace_.scopes_left_open, trace_.scopes_left_open > 1 ? "s" : "",
+                   trace_.scopes_left_open > 1 ? "were" : "was");
+    }
 }
 
 void Profile::trace_ready() {
@@ -406,27 +450,6 @@ void Profile::trace_ready() {
         throw;
     }
     in_handler_ = false;
-}
-
-TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, TensorboardOptions options) {
-    return [dir = std::move(dir), options = std::move(options)](Profile& profile) {
-        std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        if (ec) throw std::runtime_error(fmt::format("cannot create trace folder '{}': {}", dir.string(), ec.message()));
-        const std::string worker = options.worker_name.empty() ? default_worker_name() : options.worker_name;
-        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-        const char* suffix = options.use_gzip ? ".pt.trace.json.gz" : ".pt.trace.json";
-        // Two traces in one millisecond must not share a file: take the next free stamp.
-        std::filesystem::path path;
-        do {
-            path = dir / fmt::format("{}.{}{}", worker, ms++, suffix);
-        } while (std::filesystem::exists(path));
-        std::string json = profile.trace().chrome_trace_json(worker);
-        if (options.use_gzip) json = detail::gzip_compress(json);
-        write_file_atomically(path, json);
-    };
 }
 
 }  // namespace vitals::profiler

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -47,8 +48,20 @@ Trace parse_chrome_trace(std::string_view text, const std::string& name) {
     // tensorboard_trace_handler's .gz files, and any gzipped trace.
     std::string inflated;
     if (detail::looks_gzipped(text)) {
-        constexpr std::size_t kMaxTraceBytes = std::size_t{16} << 30;
-        inflated = detail::gzip_decompress(text, path.string(), kMaxTraceBytes);
+        // Capped, so that a small file which expands to gigabytes (a "gzip bomb") is refused
+        // before it exhausts memory: parsing takes several times the text's size again.
+        std::size_t cap = 0;
+        try {
+            cap = detail::max_trace_bytes();
+        } catch (const std::invalid_argument& e) {
+            throw std::runtime_error(fmt::format("cannot read '{}': {}", path.string(), e.what()));
+        }
+        const char* set = std::getenv("VITALS_MAX_TRACE_BYTES");
+        const std::string past_cap = fmt::format(
+            " ({:g} MiB), the cap on a gzipped trace's expanded size (VITALS_MAX_TRACE_BYTES{}); to read a larger trace, "
+            "raise it where there is memory to parse the trace, e.g. VITALS_MAX_TRACE_BYTES=4G",
+            static_cast<double>(cap) / (1 << 20), set != nullptr && *set != '\0' ? fmt::format("={}", set) : std::string(", unset: the default"));
+        inflated = detail::gzip_decompress(text, path.string(), cap, past_cap);
         text = inflated;
     }
     nlohmann::json doc;

@@ -39,7 +39,9 @@ public:
         auto* trace_dir = app.add_option("--trace-dir", trace_dir_,
                                          "Write every trace as <worker>.<ms>.pt.trace.json into this folder");
         trace_file->excludes(trace_dir);
-        app.add_option("--worker", worker_, "Worker name in --trace-dir file names (default <host>_<pid>)");
+        app.add_option("--worker", worker_,
+                       "Worker name in --trace-dir file names (default <host>_<pid>); under a launcher or with --rank, "
+                       "_rank<K> follows it");
         app.add_flag("--gzip", gzip_, "Gzip the --trace-dir files");
         axes_.declare(app);
         auto* rank = app.add_option("--rank", rank_,
@@ -61,6 +63,11 @@ public:
             throw UsageError(fmt::format("unknown --sort-by '{}'; use one of: {}", sort_by_, fmt::join(keys, ", ")));
         }
         if ((worker_ || gzip_) && !trace_dir_) throw UsageError("--worker and --gzip go with --trace-dir");
+        if (worker_ && (worker_->empty() || worker_->find('/') != std::string::npos)) {
+            throw UsageError(fmt::format("--worker '{}' is not a file name part; give a name without '/', e.g. --worker "
+                                         "trainer",
+                                         *worker_));
+        }
         if (trace_file_) {
             trace_file_ = output_for_this_rank(*trace_file_);
             check_output_path(*trace_file_);
@@ -68,13 +75,18 @@ public:
         }
         profiler::ProfileOptions recording = recording_options(c.name);
 
-        Timer timer = [&] {
-            try {
-                return c.timer();
-            } catch (const SkipCase& skip) {
-                throw std::runtime_error(fmt::format("case '{}' cannot run here: {}", c.name, skip.what()));
-            }
-        }();
+        // A case that cannot run here (no CUDA device, say) is skipped, as under timeit and run.
+        try {
+            return profile_case(c, std::move(recording));
+        } catch (const SkipCase& skip) {
+            fmt::print("{}: skipped: {}\n", c.name, skip.what());
+            return 0;
+        }
+    }
+
+private:
+    int profile_case(const Case& c, profiler::ProfileOptions recording) {
+        Timer timer = c.timer();
         const bool terminal = ::isatty(STDERR_FILENO) != 0;
         // Without steps or a schedule, one window of enough warm calls for a stable table,
         // rather than a single cold call.
@@ -109,7 +121,6 @@ public:
         return 0;
     }
 
-private:
     // Warms the statement up (a short measurement, also its time per call) and returns how
     // many calls fill kStableWindow seconds: what one recorded window holds.
     static std::int64_t calls_for_a_stable_table(Timer& timer, const std::string& name) {
@@ -158,8 +169,11 @@ private:
         }
         profiler::TraceReadyHandler write_dir;
         if (trace_dir_) {
-            write_dir = profiler::tensorboard_trace_handler(
-                *trace_dir_, {.worker_name = worker_.value_or(options.worker_name), .use_gzip = gzip_});
+            // --worker names the files in place of <host>_<pid>; a rank stays in the name, so
+            // the ranks of one job given one --worker never share a name.
+            std::string worker = worker_.value_or(options.worker_name);
+            if (worker_ && rank) worker = fmt::format("{}_rank{}", worker, rank->index);
+            write_dir = profiler::tensorboard_trace_handler(*trace_dir_, {.worker_name = worker, .use_gzip = gzip_});
         }
         options.on_trace_ready = [this, case_name, write_dir](profiler::Profile& p) {
             ++traces_;

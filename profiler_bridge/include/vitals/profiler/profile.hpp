@@ -10,7 +10,10 @@
 // With a schedule, step() marks the end of each step; only the steps of the active
 // phase are recorded (warm-up steps are traced and thrown away), each wrapped in a
 // "ProfilerStep#N" annotation, and on_trace_ready runs after the last active step of
-// every cycle. Events of steps that are not recorded are never stored.
+// every cycle. Events of steps that are not recorded are never stored. A scope still open
+// when its window's records are collected (one around the step() that closes the window,
+// say) is left out of that trace and counted in Trace::scopes_left_open, with a note on
+// stderr: an event is whole or absent, never cut at the window's end.
 #pragma once
 
 #include <cstdint>
@@ -83,11 +86,16 @@ public:
 
     // Throws std::logic_error if this or another profile is already running.
     void start();
+    // In a process forked while this profile ran, the child's copy of it stops without a
+    // trace or on_trace_ready (the parent delivers that window), and start() starts it
+    // anew; the child may also start another Profile.
     void stop();
-    // The current step ends; the next begins. Throws std::logic_error when not started.
+    // The current step ends; the next begins. Throws std::logic_error when not started, or
+    // in a forked child on the copy of its parent's running profile.
     void step();
 
-    bool running() const { return running_; }
+    // False in a forked child for the copy of its parent's running profile (see stop()).
+    bool running() const { return running_ && !inherited_from_parent(); }
     // Stops if running, never throwing: what a failing on_trace_ready said goes to stderr
     // and to last_error() (for destructors and scope ends; an explicit stop() throws).
     void stop_quietly(const char* why = "the profile was stopped quietly") noexcept;
@@ -112,11 +120,15 @@ private:
     void stop_trace();
     void trace_ready();
     void discard_window();
+    void release_running_slot();
+    bool inherited_from_parent() const;
+    void forget_inherited_window();
     void begin_step_annotation();
     void end_step_annotation();
 
     ProfileOptions options_;
     bool running_ = false;
+    std::int64_t owner_pid_ = 0;  // the process that started it
     std::int64_t step_num_ = 0;
     ProfilerAction action_ = ProfilerAction::none;
     std::int64_t window_start_ticks_ = 0;
@@ -150,7 +162,10 @@ struct TensorboardOptions {
 
 // An on_trace_ready handler writing each trace to
 // dir/<worker>.<milliseconds since epoch>.pt.trace.json(.gz), the layout TensorBoard's
-// profiler plugin and Holistic Trace Analysis read. Creates dir if needed.
+// profiler plugin and Holistic Trace Analysis read. Creates dir if needed. A file appears
+// whole (written to a temporary first) and never replaces one: where the name is taken
+// (another writer, another process, the same millisecond) the next stamp is tried, so
+// writers sharing a folder and a worker name lose no trace.
 TraceReadyHandler tensorboard_trace_handler(std::filesystem::path dir, TensorboardOptions options = {});
 
 // "<host>_<pid>", the default worker name.

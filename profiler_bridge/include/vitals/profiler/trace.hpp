@@ -86,6 +86,9 @@ struct Trace {
     std::string worker_name;                // "<host>_<pid>" unless set
     int rank = -1, world_size = -1;         // distributed runs, when known
     bool profile_memory = false;            // memory was recorded: tables show its columns
+    // Scopes begun in the window and still open when its records were collected: left
+    // out, not cut at the window's end (a recorded profile; 0 for a trace read from a file).
+    std::int64_t scopes_left_open = 0;
 
     // Stores `name` once in this trace's name table (shared by its copies) and returns the
     // view events hold.
