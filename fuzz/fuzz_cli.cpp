@@ -45,6 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             a.find("--number") == 0 || a.find("--instructions") == 0) {
             return 0;
         }
+        // Workers are this program started again: here, the fuzzer itself.
+        if (a.find("--processes") == 0) return 0;
         // Options that write files ("-o..." covers "-oFILE" and short-option bundles).
         if (a.find("--json") == 0 || a.find("--trace") == 0 || a.find("--html") == 0 || a.find("--markdown") == 0 ||
             a.find("--output") == 0 || a.find("-o") == 0) {
