@@ -19,6 +19,8 @@
 #include "vitals/atomic_file.hpp"
 #include "vitals/machine.hpp"
 
+#include "figures_json.hpp"
+
 namespace vitals::machine {
 namespace {
 
@@ -111,7 +113,9 @@ void create_folders(const std::filesystem::path& folder) {
     for (const std::filesystem::path& part : folder) {
         built /= part;
         if (::mkdir(built.c_str(), 0700) != 0 && errno != EEXIST) {
-            throw std::runtime_error(fmt::format("cannot create cache folder '{}': {}", built.string(), std::strerror(errno)));
+            throw std::runtime_error(fmt::format("cannot create cache folder '{}': {}; set VITALS_CACHE_DIR (or "
+                                                 "XDG_CACHE_HOME) to a folder of yours",
+                                                 built.string(), std::strerror(errno)));
         }
     }
 }
@@ -148,9 +152,9 @@ std::optional<Limits> read_cache_file(int folder, const std::filesystem::path& p
     }
     text.resize(got);
     try {
-        return from_json(text, path.string());
-    } catch (const std::runtime_error& e) {
-        say(warn, fmt::format("{}; measuring again", e.what()));
+        return detail::figures_from_json(text);
+    } catch (const std::exception& e) {
+        say(warn, fmt::format("cache file '{}' holds no figures vitals can use ({}); measuring again", path.string(), e.what()));
         return std::nullopt;
     }
 }
@@ -172,7 +176,8 @@ std::optional<Limits> load_cached(const Identity& id, const Warn& warn) {
     if (!path) return std::nullopt;
     const int fd = ::open(path->parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        if (errno != ENOENT) say(warn, fmt::format("cannot open cache folder '{}': {}", path->parent_path().string(), std::strerror(errno)));
+        // Missing, or under a file (XDG_CACHE_HOME naming one): nothing cached; storing says why.
+        if (errno != ENOENT && errno != ENOTDIR) say(warn, fmt::format("cannot open cache folder '{}': {}", path->parent_path().string(), std::strerror(errno)));
         return std::nullopt;
     }
     const Held folder(fd);
@@ -197,19 +202,23 @@ void store_cached(const Limits& limits, const Warn& warn) {
     }
     const std::filesystem::path folder = path->parent_path();
     try {
-        check_plausible(limits);
         create_folders(folder);
         const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) throw std::runtime_error(fmt::format("cannot open cache folder '{}': {}", folder.string(), std::strerror(errno)));
+        if (fd < 0) {
+            throw std::runtime_error(fmt::format("cannot open cache folder '{}': {}; set VITALS_CACHE_DIR (or XDG_CACHE_HOME) "
+                                                 "to a folder of yours",
+                                                 folder.string(), std::strerror(errno)));
+        }
         const Held held(fd);
         if (const std::string problem = folder_problem(fd, folder); !problem.empty()) throw std::runtime_error(problem);
+        check_plausible(limits);  // figures measured while the machine was very busy may be refused
         // A link at the file's name is replaced, never followed: only this user writes
         // this folder, so the name stays as it is now until the rename.
         struct stat st {};
         const std::string name = path->filename().string();
         if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) ::unlinkat(fd, name.c_str(), 0);
         OutputFile(*path).write(to_json(limits));
-    } catch (const std::runtime_error& e) {
+    } catch (const std::exception& e) {  // after measuring: never an error
         say(warn, fmt::format("the figures are not cached: {}", e.what()));
     }
 }

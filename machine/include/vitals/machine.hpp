@@ -79,9 +79,9 @@ Limits from_json(std::string_view text, const std::string& name);
 
 // Throws std::runtime_error naming the first figure that no machine can have (a bandwidth
 // under 1 MB/s or over 10 TB/s a core, a peak under 1 MFLOP/s or over 10 TFLOP/s a core)
-// or that contradicts another (f64 faster than f32, all cores more than twice what each
-// core alone reaches, a cache level more than twice as fast as the level inside it,
-// levels out of order).
+// or that contradicts another by more than a busy machine's noise (f64 at twice f32's
+// rate, all cores more than four times what each core alone reaches, a cache level more
+// than four times as fast as the level inside it, levels out of order).
 void check_plausible(const Limits& limits);
 
 // Something the cache could not do, in one line (the figures are measured or used
