@@ -73,6 +73,9 @@ std::optional<std::filesystem::path> passwd_home() {
     struct passwd* found = nullptr;
     if (::getpwuid_r(::geteuid(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) return std::nullopt;
     if (found->pw_dir == nullptr || found->pw_dir[0] != '/' || std::string_view(found->pw_dir) == "/") return std::nullopt;
+    // Only a home folder that is there and this user's ("nobody" has /nonexistent).
+    struct stat st {};
+    if (::stat(found->pw_dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) return std::nullopt;
     return std::filesystem::path(found->pw_dir);
 }
 
@@ -225,11 +228,20 @@ void store_cached(const Limits& limits, const Warn& warn) {
 
 Limits limits(bool refresh, const Progress& progress, const Warn& warn) {
     const Identity id = identify();
+    std::string said;  // a folder problem found while reading is not repeated when storing
+    const Warn once = [&](const std::string& message) {
+        if (!said.empty() && message.size() >= said.size() && message.compare(message.size() - said.size(), said.size(), said) == 0) {
+            say(warn, "the figures are not cached (see above)");
+            return;
+        }
+        said = message;
+        say(warn, message);
+    };
     if (!refresh) {
-        if (std::optional<Limits> cached = load_cached(id, warn)) return *cached;
+        if (std::optional<Limits> cached = load_cached(id, once)) return *cached;
     }
     Limits measured = measure(progress);
-    store_cached(measured, warn);
+    store_cached(measured, once);
     return measured;
 }
 
