@@ -155,6 +155,8 @@ TEST_F(HeldOutput, LinkLoopsAndLinksToNothingAreRefused) {
     EXPECT_NE(message_of(dir_ / "a").find("too many symbolic links"), std::string::npos) << message_of(dir_ / "a");
     fs::create_symlink("missing.json", dir_ / "dangling.json");
     EXPECT_NE(message_of(dir_ / "dangling.json").find("link to a missing file"), std::string::npos);
+    fs::create_symlink(dir_ / "nowhere" / "x.json", dir_ / "dangling-folder.json");
+    EXPECT_NE(message_of(dir_ / "dangling-folder.json").find("link to a missing file"), std::string::npos);
     put(dir_ / "file", "x");
     EXPECT_NE(message_of(dir_ / "file" / "out.json").find("is not a folder"), std::string::npos);
     EXPECT_NE(message_of(dir_ / "no" / "out.json").find("folder '" + (dir_ / "no").string() + "' does not exist"),

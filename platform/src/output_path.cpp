@@ -143,8 +143,8 @@ OutputFile::OutputFile(const std::filesystem::path& path) : given_(path) {
         struct stat st {};
         if (::fstatat(folder.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
             if (errno != ENOENT) fail(path, fmt::format("cannot inspect '{}'", here).c_str(), errno);
-            if (!last) refuse(path, fmt::format("folder '{}' does not exist; create it first", here));
             if (through_last_link) refuse(path, "it is a symbolic link to a missing file; remove it or give another name");
+            if (!last) refuse(path, fmt::format("folder '{}' does not exist; create it first", here));
             folder_ = folder.get();
             folder_shown_ = shown.empty() ? "." : shown;
             name_ = part;
