@@ -7,8 +7,10 @@
 //   anything else (a regular file, new or not)  a temporary beside it, created
 //       exclusively under an unpredictable name (O_EXCL | O_NOFOLLOW, which also
 //       refuses a planted link), written, flushed to disk, given the mode and owner of
-//       the file it replaces where this process may, and renamed over it. A symbolic
-//       link to a regular file keeps pointing at it: the file it names is replaced.
+//       the file it replaces where this process may (not those of another user's file
+//       in a folder anyone may write: root's output stays root's), and renamed over it.
+//       A symbolic link to a regular file keeps pointing at it: the file it names is
+//       replaced.
 //
 // Links are followed only as the kernel's protected_symlinks rule would follow them,
 // whatever that setting is: a link in a sticky folder that anyone may write (/tmp) only
