@@ -55,9 +55,10 @@ TEST(Machine, FiguresRoundTripThroughTheCacheFile) {
 TEST(Machine, CacheFileIsPerHostAndCpuModel) {
     Identity a{"box", "CPU A", 8, {}, "avx2"}, b{"box", "CPU B", 8, {}, "avx2"};
     setenv("VITALS_CACHE_DIR", "/tmp/vitals-machine-test", 1);
-    EXPECT_EQ(cache_file(a).parent_path(), "/tmp/vitals-machine-test");
+    ASSERT_TRUE(cache_file(a));
+    EXPECT_EQ(cache_file(a)->parent_path(), "/tmp/vitals-machine-test");
     EXPECT_NE(cache_file(a), cache_file(b));
-    EXPECT_NE(cache_file(a).filename().string().find("CPU-A"), std::string::npos) << cache_file(a);
+    EXPECT_NE(cache_file(a)->filename().string().find("CPU-A"), std::string::npos) << cache_file(a)->string();
     unsetenv("VITALS_CACHE_DIR");
 }
 
@@ -99,31 +100,51 @@ TEST(Machine, RooflinePlacementByHand) {
     EXPECT_THROW(place(l, {.bytes = 1}, 0.0), std::invalid_argument);
 }
 
-// A real measurement on this machine: every figure positive, and the cache levels in
-// the order the hardware has them (L1 at least as fast as memory).
+// A real measurement on this machine: every figure positive, the cache levels in the
+// order the hardware has them (L1 at least as fast as memory), f32 faster than f64, and
+// figures check_plausible accepts. The orderings are comparisons of two timings: on a
+// machine busy with other work one of them can be disturbed, so a measurement that
+// misses them is taken again, up to three times; a probe that gets them wrong misses
+// every time.
 TEST(Machine, MeasuresThisMachine) {
-    int steps = 0;
-    const Limits l = measure([&](std::string_view, double done) {
-        EXPECT_GE(done, 0.0);
-        EXPECT_LE(done, 1.0);
-        ++steps;
-    });
-    EXPECT_GT(steps, 4);
-    ASSERT_FALSE(l.one_core.empty());
-    EXPECT_EQ(l.one_core.back().level, "memory");
-    for (const auto* list : {&l.one_core, &l.all_cores}) {
-        for (const Bandwidth& b : *list) {
-            EXPECT_GT(b.read, 1e8) << b.level;
-            EXPECT_GT(b.copy, 1e8) << b.level;
-            EXPECT_GT(b.triad, 1e8) << b.level;
+    std::string missed;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        int steps = 0;
+        const Limits l = measure([&](std::string_view, double done) {
+            EXPECT_GE(done, 0.0);
+            EXPECT_LE(done, 1.0);
+            ++steps;
+        });
+        EXPECT_GT(steps, 4);
+        ASSERT_FALSE(l.one_core.empty());
+        EXPECT_EQ(l.one_core.back().level, "memory");
+        for (const auto* list : {&l.one_core, &l.all_cores}) {
+            for (const Bandwidth& b : *list) {
+                EXPECT_GT(b.read, 1e8) << b.level;
+                EXPECT_GT(b.copy, 1e8) << b.level;
+                EXPECT_GT(b.triad, 1e8) << b.level;
+            }
         }
+        EXPECT_GT(l.peak_f64_one_core, 1e8);
+        EXPECT_NE(table(l).find("peak (FMA chains)"), std::string::npos);
+        missed.clear();
+        if (!(l.one_core.front().copy > l.one_core.back().copy * 0.8)) {
+            missed += "L1 copy " + std::to_string(l.one_core.front().copy) + " B/s against memory's " +
+                      std::to_string(l.one_core.back().copy) + "; ";
+        }
+        if (!(l.peak_f32_one_core > l.peak_f64_one_core * 1.2)) {  // twice the lanes in f32
+            missed += "f32 peak " + std::to_string(l.peak_f32_one_core) + " FLOP/s against f64's " +
+                      std::to_string(l.peak_f64_one_core) + "; ";
+        }
+        try {
+            const Limits back = from_json(to_json(l), "mem");
+            EXPECT_EQ(back.identity.vector_isa, l.identity.vector_isa);
+        } catch (const std::runtime_error& e) {
+            missed += e.what();
+        }
+        if (missed.empty()) break;
     }
-    EXPECT_GT(l.one_core.front().copy, l.one_core.back().copy * 0.8);  // L1 no slower than memory
-    EXPECT_GT(l.peak_f32_one_core, l.peak_f64_one_core * 1.2);       // twice the lanes in f32
-    EXPECT_GT(l.peak_f64_one_core, 1e8);
-    const Limits back = from_json(to_json(l), "mem");
-    EXPECT_EQ(back.identity.vector_isa, l.identity.vector_isa);
-    EXPECT_NE(table(l).find("peak (FMA chains)"), std::string::npos);
+    EXPECT_EQ(missed, "") << "three measurements in a row";
 }
 
 // The streaming probes the bandwidth figures come from compute what they claim, whatever

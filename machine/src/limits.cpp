@@ -4,16 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
 
-#include "vitals/atomic_file.hpp"
 #include "vitals/checked_number.hpp"
 #include "vitals/machine.hpp"
 
+#include "figures_json.hpp"
 #include "probes.hpp"
 
 namespace vitals::machine {
@@ -56,21 +55,6 @@ std::vector<Bandwidth> bandwidths_from_json(const json& list) {
     return out;
 }
 
-// A file name part from any text: letters and digits kept, the rest as '-'.
-std::string slug(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        if (keep) {
-            out += c;
-        } else if (!out.empty() && out.back() != '-') {
-            out += '-';
-        }
-    }
-    while (!out.empty() && out.back() == '-') out.pop_back();
-    return out.substr(0, 80);
-}
-
 std::string bytes_text(std::int64_t bytes) {
     if (bytes >= (std::int64_t{1} << 30) && bytes % (std::int64_t{1} << 30) == 0) return fmt::format("{} GiB", bytes >> 30);
     if (bytes >= (std::int64_t{1} << 20)) return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1 << 20));
@@ -86,6 +70,75 @@ const Bandwidth& Limits::level_for(std::int64_t working_set, bool all) const {
         if (working_set <= b.working_set) return b;
     }
     return list.back();  // memory
+}
+
+void check_plausible(const Limits& limits) {
+    // The widest bounds any core has (a few hundred GB/s of L1, a few hundred GFLOP/s),
+    // with room to spare; the narrowest anything that runs vitals reaches, under valgrind.
+    constexpr double kLeastRate = 1e6, kMostRatePerCore = 1e13;
+    // Figures that contradict each other do so by more than a busy machine's noise: a
+    // one-core figure measured while other work ran can be a few times too low.
+    constexpr double kNoise = 4;
+    const int cores = limits.identity.cores;
+    if (cores < 1 || cores > (1 << 20)) throw std::runtime_error(fmt::format("{} cores", cores));
+    const auto in_range = [&](double v, double most, const std::string& what) {
+        if (!std::isfinite(v) || v < kLeastRate || v > most) {
+            throw std::runtime_error(fmt::format("{} is {:g}, which no machine has", what, v));
+        }
+    };
+    const auto levels = [&](const std::vector<Bandwidth>& list, const char* which, double most) {
+        if (list.empty()) throw std::runtime_error(fmt::format("no bandwidth figures of {}", which));
+        if (list.back().level != "memory") throw std::runtime_error(fmt::format("the last level of {} is not memory", which));
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Bandwidth& b = list[i];
+            const std::string name = fmt::format("the {} bandwidth of {}", b.level, which);
+            for (const double v : {b.read, b.copy, b.triad}) in_range(v, most, name);
+            if (b.working_set <= 0) throw std::runtime_error(name + " has no working set");
+            if (i == 0) continue;
+            const Bandwidth& inner = list[i - 1];
+            if (b.working_set <= inner.working_set) {
+                throw std::runtime_error(fmt::format("the {} working set of {} is not larger than the {} one", b.level,
+                                                     which, inner.level));
+            }
+            const double outer_best = std::max({b.read, b.copy, b.triad});
+            const double inner_best = std::max({inner.read, inner.copy, inner.triad});
+            if (outer_best > kNoise * inner_best) {
+                throw std::runtime_error(fmt::format("{} is {:.3g} B/s, more than four times the {} level's {:.3g}", name,
+                                                     outer_best, inner.level, inner_best));
+            }
+        }
+    };
+    levels(limits.one_core, "one core", kMostRatePerCore);
+    levels(limits.all_cores, "all cores", kMostRatePerCore * cores);
+    const std::size_t shared = std::min(limits.one_core.size(), limits.all_cores.size());
+    for (std::size_t i = 0; i < shared; ++i) {
+        const double one = std::max({limits.one_core[i].read, limits.one_core[i].copy, limits.one_core[i].triad});
+        const double all = std::max({limits.all_cores[i].read, limits.all_cores[i].copy, limits.all_cores[i].triad});
+        if (all > kNoise * one * cores) {
+            throw std::runtime_error(fmt::format("all {} cores move {:.3g} B/s at {}, more than four times {} times one core's {:.3g}",
+                                                 cores, all, limits.all_cores[i].level, cores, one));
+        }
+    }
+    in_range(limits.peak_f32_one_core, kMostRatePerCore, "the f32 peak of one core");
+    in_range(limits.peak_f64_one_core, kMostRatePerCore, "the f64 peak of one core");
+    in_range(limits.peak_f32_all_cores, kMostRatePerCore * cores, "the f32 peak of all cores");
+    in_range(limits.peak_f64_all_cores, kMostRatePerCore * cores, "the f64 peak of all cores");
+    // f64 has half the lanes of f32: twice f32's rate is four times what it can be.
+    if (limits.peak_f64_one_core > 2 * limits.peak_f32_one_core || limits.peak_f64_all_cores > 2 * limits.peak_f32_all_cores) {
+        throw std::runtime_error("the f64 peak is well above the f32 one, which no vector unit does");
+    }
+    if (limits.peak_f32_all_cores > kNoise * cores * limits.peak_f32_one_core ||
+        limits.peak_f64_all_cores > kNoise * cores * limits.peak_f64_one_core) {
+        throw std::runtime_error(fmt::format("the peak of all {} cores is more than four times {} times one core's", cores, cores));
+    }
+    if (limits.device) {
+        const DeviceFigures& d = *limits.device;
+        for (const double v : {d.copy_bandwidth, d.peak_f32, d.peak_f64}) {
+            if (!std::isfinite(v) || v < kLeastRate || v > 1e17) {
+                throw std::runtime_error(fmt::format("the device figure {:g} is one no device has", v));
+            }
+        }
+    }
 }
 
 std::string to_json(const Limits& limits) {
@@ -117,91 +170,52 @@ std::string to_json(const Limits& limits) {
     return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+Limits detail::figures_from_json(std::string_view text) {
+    const json doc = json::parse(text);
+    if (doc.value("vitals_machine_format", 0) != kCacheFormat) {
+        throw std::runtime_error(fmt::format("format {} (this vitals reads {})", doc.value("vitals_machine_format", 0), kCacheFormat));
+    }
+    Limits limits;
+    Identity& id = limits.identity;
+    id.host = doc.at("host").get<std::string>();
+    id.cpu_model = doc.at("cpu_model").get<std::string>();
+    id.cores = static_cast<int>(whole(doc.at("cores"), "cores"));
+    id.vector_isa = doc.at("vector_isa").get<std::string>();
+    for (const json& c : doc.at("caches")) {
+        id.caches.push_back({static_cast<int>(whole(c.at("level"), "level")), whole(c.at("bytes"), "bytes"),
+                             static_cast<int>(whole(c.at("cores_sharing"), "cores_sharing"))});
+    }
+    limits.measured_at = doc.at("measured_at").get<std::string>();
+    limits.seconds_taken = doc.value("seconds_taken", 0.0);
+    limits.one_core = bandwidths_from_json(doc.at("bandwidth_one_core"));
+    limits.all_cores = bandwidths_from_json(doc.at("bandwidth_all_cores"));
+    const json& peak = doc.at("peak_flops");
+    limits.peak_f32_one_core = peak.at("f32_one_core").get<double>();
+    limits.peak_f64_one_core = peak.at("f64_one_core").get<double>();
+    limits.peak_f32_all_cores = peak.at("f32_all_cores").get<double>();
+    limits.peak_f64_all_cores = peak.at("f64_all_cores").get<double>();
+    for (const double v : {limits.peak_f32_one_core, limits.peak_f64_one_core, limits.peak_f32_all_cores, limits.peak_f64_all_cores}) {
+        if (!std::isfinite(v) || v <= 0) throw std::runtime_error("a peak of " + std::to_string(v));
+    }
+    if (limits.one_core.empty() || limits.all_cores.empty()) throw std::runtime_error("no bandwidth figures");
+    if (doc.contains("device") && doc.at("device").is_object()) {
+        const json& d = doc.at("device");
+        limits.device = DeviceFigures{d.at("name").get<std::string>(), d.at("copy_bandwidth").get<double>(),
+                                      d.at("peak_f32").get<double>(), d.at("peak_f64").get<double>()};
+    }
+    limits.no_device_reason = doc.value("no_device_reason", "");
+    check_plausible(limits);
+    return limits;
+}
+
 Limits from_json(std::string_view text, const std::string& name) {
     try {
-        const json doc = json::parse(text);
-        if (doc.value("vitals_machine_format", 0) != kCacheFormat) {
-            throw std::runtime_error(fmt::format("format {} (this vitals reads {})", doc.value("vitals_machine_format", 0), kCacheFormat));
-        }
-        Limits limits;
-        Identity& id = limits.identity;
-        id.host = doc.at("host").get<std::string>();
-        id.cpu_model = doc.at("cpu_model").get<std::string>();
-        id.cores = static_cast<int>(whole(doc.at("cores"), "cores"));
-        id.vector_isa = doc.at("vector_isa").get<std::string>();
-        for (const json& c : doc.at("caches")) {
-            id.caches.push_back({static_cast<int>(whole(c.at("level"), "level")), whole(c.at("bytes"), "bytes"),
-                                 static_cast<int>(whole(c.at("cores_sharing"), "cores_sharing"))});
-        }
-        limits.measured_at = doc.at("measured_at").get<std::string>();
-        limits.seconds_taken = doc.value("seconds_taken", 0.0);
-        limits.one_core = bandwidths_from_json(doc.at("bandwidth_one_core"));
-        limits.all_cores = bandwidths_from_json(doc.at("bandwidth_all_cores"));
-        const json& peak = doc.at("peak_flops");
-        limits.peak_f32_one_core = peak.at("f32_one_core").get<double>();
-        limits.peak_f64_one_core = peak.at("f64_one_core").get<double>();
-        limits.peak_f32_all_cores = peak.at("f32_all_cores").get<double>();
-        limits.peak_f64_all_cores = peak.at("f64_all_cores").get<double>();
-        for (const double v : {limits.peak_f32_one_core, limits.peak_f64_one_core, limits.peak_f32_all_cores, limits.peak_f64_all_cores}) {
-            if (!std::isfinite(v) || v <= 0) throw std::runtime_error("a peak of " + std::to_string(v));
-        }
-        if (limits.one_core.empty() || limits.all_cores.empty()) throw std::runtime_error("no bandwidth figures");
-        if (doc.contains("device") && doc.at("device").is_object()) {
-            const json& d = doc.at("device");
-            limits.device = DeviceFigures{d.at("name").get<std::string>(), d.at("copy_bandwidth").get<double>(),
-                                          d.at("peak_f32").get<double>(), d.at("peak_f64").get<double>()};
-        }
-        limits.no_device_reason = doc.value("no_device_reason", "");
-        return limits;
+        return detail::figures_from_json(text);
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("'{}' holds no machine figures vitals can use ({}); 'vitals machine --refresh' "
                                              "measures them again",
                                              name, e.what()));
     }
-}
-
-std::filesystem::path cache_file(const Identity& id) {
-    std::filesystem::path dir;
-    if (const char* own = std::getenv("VITALS_CACHE_DIR"); own != nullptr && *own != '\0') {
-        dir = own;
-    } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-        dir = std::filesystem::path(xdg) / "vitals";
-    } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-        dir = std::filesystem::path(home) / ".cache" / "vitals";
-    } else {
-        dir = std::filesystem::temp_directory_path() / "vitals";
-    }
-    // The model name in the key: a machine image moved to another CPU measures anew. The
-    // vector width too: figures measured under VITALS_MAX_CPU_ISA=avx2 are kept apart.
-    const std::size_t model_hash =
-        std::hash<std::string>{}(id.cpu_model + "/" + std::to_string(id.cores) + "/" + id.vector_isa);
-    return dir / fmt::format("machine-{}-{}-{:08x}.json", slug(id.host), slug(id.cpu_model), model_hash & 0xffffffffu);
-}
-
-std::optional<Limits> load_cached(const Identity& id) {
-    const std::filesystem::path path = cache_file(id);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    Limits cached = from_json(text, path.string());
-    if (cached.identity.cpu_model != id.cpu_model || cached.identity.cores != id.cores ||
-        cached.identity.vector_isa != id.vector_isa) {
-        return std::nullopt;
-    }
-    return cached;
-}
-
-Limits limits(bool refresh, const Progress& progress) {
-    const Identity id = identify();
-    if (!refresh) {
-        if (std::optional<Limits> cached = load_cached(id)) return *cached;
-    }
-    Limits measured = measure(progress);
-    const std::filesystem::path path = cache_file(id);
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
-    write_file_atomically(path, to_json(measured));
-    return measured;
 }
 
 std::string table(const Limits& limits) {

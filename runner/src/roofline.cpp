@@ -12,13 +12,21 @@ namespace vitals {
 
 machine::Limits limits_for_roofline() {
     const bool terminal = ::isatty(STDERR_FILENO) != 0;
-    bool measured = false;
-    machine::Limits limits = machine::limits(false, [&](std::string_view what, double done) {
-        if (!measured) fmt::print(stderr, "measuring this machine's limits once (cached for later runs)\n");
-        measured = true;
-        if (terminal) fmt::print(stderr, "\r[{:3.0f}%] {:<40}", done * 100, what);
-    });
-    if (measured && terminal) fmt::print(stderr, "\n");
+    bool measured = false, line_open = false;  // a progress line waits for its end
+    const auto warn = [&](const std::string& message) {
+        fmt::print(stderr, "{}vitals: warning: {}\n", line_open ? "\n" : "", message);
+        line_open = false;
+    };
+    machine::Limits limits = machine::limits(
+        false,
+        [&](std::string_view what, double done) {
+            if (!measured) fmt::print(stderr, "measuring this machine's limits once (cached for later runs)\n");
+            measured = true;
+            if (terminal) fmt::print(stderr, "\r[{:3.0f}%] {:<40}", done * 100, what);
+            line_open = terminal;
+        },
+        warn);
+    if (line_open) fmt::print(stderr, "\n");
     return limits;
 }
 

@@ -72,17 +72,40 @@ using Progress = std::function<void(std::string_view what, double done)>;
 // on, through OpenMP, for the all-core figures.
 Limits measure(const Progress& progress = {});
 
-// The JSON the figures are cached in, and back (std::runtime_error naming the problem).
+// The JSON the figures are cached in, and back (std::runtime_error naming the problem,
+// also for figures that contradict each other or that no machine can have).
 std::string to_json(const Limits& limits);
 Limits from_json(std::string_view text, const std::string& name);
 
+// Throws std::runtime_error naming the first figure that no machine can have (a bandwidth
+// under 1 MB/s or over 10 TB/s a core, a peak under 1 MFLOP/s or over 10 TFLOP/s a core)
+// or that contradicts another by more than a busy machine's noise (f64 at twice f32's
+// rate, all cores more than four times what each core alone reaches, a cache level more
+// than four times as fast as the level inside it, levels out of order).
+void check_plausible(const Limits& limits);
+
+// Something the cache could not do, in one line (the figures are measured or used
+// anyway). The default prints "vitals: warning: ..." to standard error.
+using Warn = std::function<void(const std::string& message)>;
+
 // Where the figures of this machine are cached: $VITALS_CACHE_DIR, else
-// $XDG_CACHE_HOME/vitals, else ~/.cache/vitals; one file per host and CPU model.
-std::filesystem::path cache_file(const Identity& identity);
+// $XDG_CACHE_HOME/vitals (an absolute one), else $HOME/.cache/vitals, else the same under
+// this user's home folder from the passwd database, else $XDG_RUNTIME_DIR/vitals; one
+// file per host and CPU model. nullopt when there is no such folder: nothing is cached.
+// Never a shared folder: the folder must belong to this user and be writable by no one
+// else (vitals creates it with mode 0700), else it is not used.
+std::optional<std::filesystem::path> cache_file(const Identity& identity);
 // The cached figures of this machine, if any were measured on it with the same CPU model.
-std::optional<Limits> load_cached(const Identity& identity);
+// A cache that cannot be used (a folder of another user or writable by others, a link, a
+// file that does not parse or holds implausible figures) is reported through `warn` and
+// reads as nothing cached.
+std::optional<Limits> load_cached(const Identity& identity, const Warn& warn = {});
+// Stores the figures in the cache; where that is not possible, says why through `warn`
+// and stores nothing. Never throws for the cache's sake.
+void store_cached(const Limits& limits, const Warn& warn = {});
 // Measured now when `refresh` or nothing is cached, then cached; else from the cache.
-Limits limits(bool refresh = false, const Progress& progress = {});
+// Problems with the cache are warnings, never errors: fresh figures are always returned.
+Limits limits(bool refresh = false, const Progress& progress = {}, const Warn& warn = {});
 
 // The table `vitals machine` prints.
 std::string table(const Limits& limits);

@@ -20,31 +20,43 @@ public:
     }
 
     int run(const CommandContext&) override {
+        std::optional<OutputFile> json;  // checked before measuring, whose figures it receives
         if (json_path_) {
-            check_output_path(*json_path_);
-            json_path_ = reserve_standard_output(*json_path_);
+            json.emplace(*json_path_);
+            if (is_standard_output(*json_path_)) json.emplace(reserve_standard_output(*json_path_));
         }
         const bool terminal = ::isatty(STDERR_FILENO) != 0;
+        bool line_open = false;  // a progress line waits for its end
+        bool cache_failed = false;
+        const auto warn = [&](const std::string& message) {
+            fmt::print(stderr, "{}vitals: warning: {}\n", line_open ? "\n" : "", message);
+            line_open = false;
+            cache_failed = true;
+        };
         const machine::Identity id = machine::identify();
-        const std::optional<machine::Limits> cached = refresh_ ? std::nullopt : machine::load_cached(id);
+        const std::optional<machine::Limits> cached = refresh_ ? std::nullopt : machine::load_cached(id, warn);
         machine::Limits limits;
         if (cached) {
             limits = *cached;
             fmt::print(stderr, "figures measured {} (cached in {}; --refresh measures again)\n", limits.measured_at,
-                       machine::cache_file(id).string());
+                       machine::cache_file(id).value_or("?").string());
         } else {
-            limits = machine::limits(true, [terminal](std::string_view what, double done) {
+            limits = machine::measure([&](std::string_view what, double done) {
                 if (terminal) {
                     fmt::print(stderr, "\r[{:3.0f}%] measuring {:<40}", done * 100, what);
+                    line_open = true;
                 } else if (what != "done") {
                     fmt::print(stderr, "measuring {}\n", what);
                 }
             });
-            if (terminal) fmt::print(stderr, "\n");
-            fmt::print(stderr, "cached in {}\n", machine::cache_file(id).string());
+            if (line_open) fmt::print(stderr, "\n");
+            line_open = false;
+            cache_failed = false;  // what matters now is whether these figures are kept
+            machine::store_cached(limits, warn);
+            if (!cache_failed) fmt::print(stderr, "cached in {}\n", machine::cache_file(id).value_or("?").string());
         }
         fmt::print("{}", machine::table(limits));
-        if (json_path_) write_file_atomically(*json_path_, machine::to_json(limits));
+        if (json) json->write(machine::to_json(limits));
         return 0;
     }
 
