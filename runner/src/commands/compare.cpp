@@ -51,9 +51,10 @@ public:
             }
             return 0;
         }
+        std::optional<OutputFile> json;  // checked, its folder held, before the inputs are read
         if (json_path_) {
             json_path_ = output_for_this_rank(*json_path_);
-            check_output_path(*json_path_);
+            json.emplace(*json_path_);
             check_outputs_are_not_inputs({*json_path_}, {before_, after_});
         }
         std::vector<std::string> warnings;
@@ -68,7 +69,7 @@ public:
         comparison.warnings = std::move(warnings);
         // With the JSON on standard output, the table goes to standard error.
         fmt::print(json_path_ && is_standard_output(*json_path_) ? stderr : stdout, "{}", render_comparison_text(comparison));
-        if (json_path_) write_file_atomically(*json_path_, render_comparison_json(comparison));
+        if (json) json->write(render_comparison_json(comparison));
         return failures(comparison) ? kExitFailure : 0;
     }
 

@@ -18,7 +18,7 @@ public:
 
     int run(const CommandContext&) override {
         output_ = output_for_this_rank(output_);
-        check_output_path(output_);
+        const OutputFile output(output_);  // checked, its folder held, before the inputs are read
         check_outputs_are_not_inputs({output_}, {inputs_.begin(), inputs_.end()});
         std::string merged;
         try {
@@ -26,7 +26,7 @@ public:
         } catch (const ResultsFileError& e) {
             throw UsageError(e.what());
         }
-        write_file_atomically(output_, merged);
+        output.write(merged);
         fmt::print(stderr, "merged {} file{} into {}\n", inputs_.size(), inputs_.size() > 1 ? "s" : "", output_);
         return 0;
     }

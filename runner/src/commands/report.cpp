@@ -27,7 +27,10 @@ public:
         std::vector<std::filesystem::path> outputs;
         if (html_) outputs.emplace_back(*html_);
         if (markdown_) outputs.emplace_back(*markdown_);
-        for (const std::filesystem::path& out : outputs) check_output_path(out);
+        // Checked, their folders held, before the inputs are read.
+        const std::optional<OutputFile> html = html_ ? std::optional<OutputFile>(std::in_place, *html_) : std::nullopt;
+        const std::optional<OutputFile> markdown =
+            markdown_ ? std::optional<OutputFile>(std::in_place, *markdown_) : std::nullopt;
         check_outputs_are_not_inputs(outputs, {inputs_.begin(), inputs_.end()});
         std::vector<NamedResults> runs;
         std::vector<std::optional<MachineCeilings>> ceilings;
@@ -38,8 +41,8 @@ public:
             ceilings.push_back(std::move(file.ceilings));
         }
         for (const std::string& warning : warnings) fmt::print(stderr, "vitals: warning: {}\n", terminal_safe(warning));
-        if (html_) write_file_atomically(*html_, html_report(runs, report_.options(), ceilings));
-        if (markdown_) write_file_atomically(*markdown_, markdown_report(runs, report_.options()));
+        if (html) html->write(html_report(runs, report_.options(), ceilings));
+        if (markdown) markdown->write(markdown_report(runs, report_.options()));
         return 0;
     }
 

@@ -47,22 +47,6 @@ void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::op
 // night lost to one hung case.
 constexpr double kWorkerCaseTimeout = 300;
 
-// The results file, as checked before measuring. An interrupted run writes beside it,
-// never over it ("out.json" -> "out.partial.json"); standard output and devices stay as
-// they are.
-struct ResultsOutput {
-    std::string file;
-    // A relative path is taken from the folder the run started in: a case's chdir()
-    // changes nothing.
-    static ResultsOutput at(const std::string& path) {
-        const bool as_given = path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
-        return {as_given ? path : std::filesystem::absolute(path).lexically_normal().string()};
-    }
-    const std::string& path() const { return file; }
-    ResultsOutput tagged(const std::string& tag) const { return {tagged_path(file, tag)}; }
-    void write(std::string_view content) const { write_file_atomically(file, content); }
-};
-
 // The measured cases for the Compare tables. Compare joins measurements of equal tasks
 // (the same statement measured twice); distinct cases whose Timers say the same (no
 // label, say) are told apart by their case names in the row instead, so that no case
@@ -151,17 +135,19 @@ public:
         if (shard && !worker_of_) {
             fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
         }
+        // The results file, checked and its folder held before measuring: a relative path
+        // stays where the run started, whatever a case does. An interrupted run writes
+        // beside it, never over it ("out.json" -> "out.partial.json").
+        std::optional<OutputFile> output;
         if (json_path_) {
             json_path_ = output_for_this_rank(*json_path_, shard_ ? shard : std::nullopt);
-            check_output_path(*json_path_);
+            output.emplace(*json_path_);
             if (baseline_) check_outputs_are_not_inputs({*json_path_}, {*baseline_});
-            json_write_path_ = reserve_standard_output(*json_path_);
+            if (is_standard_output(*json_path_)) output.emplace(reserve_standard_output(*json_path_));
         }
         if (baseline_) baseline_cases_ = read_results_file_or_usage_error(*baseline_, baseline_warnings_).cases;
 
         const bool worker = worker_of_.has_value();
-        std::optional<ResultsOutput> output;
-        if (json_path_) output = ResultsOutput::at(json_write_path_);
         RunContext run{.shard = shard ? shard->to_string() : "", .incomplete = false, .cases_planned = selected.size()};
         std::vector<CaseResult> results;
         bool interrupted = false, lost_process = false;
@@ -224,19 +210,20 @@ private:
 
     // The results file, whole; an incomplete one says so on stderr (a worker's parent
     // reads it and says so itself).
-    void write_results(const ResultsOutput& out, const std::vector<CaseResult>& results, const CommandContext& context,
+    void write_results(const OutputFile& out, const std::vector<CaseResult>& results, const CommandContext& context,
                        const RunContext& run, std::size_t planned, bool quiet) const {
         out.write(results_to_json(results, context.executable, run, layout_.layout()));
         if (run.incomplete && !quiet) {
             const auto measured = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return r.measurement.has_value(); });
-            fmt::print(stderr, "{} of {} cases measured, marked incomplete, written to {}\n", measured, planned, out.path());
+            fmt::print(stderr, "{} of {} cases measured, marked incomplete, written to {}\n", measured, planned,
+                       out.path().string());
         }
     }
 
     // The roofline after the results are safe: the machine's limits (measured or cached),
     // then the file again with the cases placed. A machine that cannot be measured loses
     // the roofline, never the results.
-    void add_roofline(const std::optional<ResultsOutput>& out, const std::vector<CaseResult>& results,
+    void add_roofline(const std::optional<OutputFile>& out, const std::vector<CaseResult>& results,
                       const CommandContext& context, RunContext& run) {
         machine::Limits limits;
         try {
@@ -328,7 +315,6 @@ private:
     }
 
     std::optional<std::string> filter_, json_path_, shard_, baseline_;
-    std::string json_write_path_;  // json_path_, or the kept standard output's /dev/fd/N
     std::optional<double> case_timeout_;
     std::optional<std::string> worker_of_;  // "P/N": this process is worker P of a run --processes N
     std::vector<CaseSamples> baseline_cases_;

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
 
 #include "../command.hpp"
 #include "../measure_flags.hpp"
@@ -44,20 +43,16 @@ public:
             timer.collect_instructions({.number = count_number});
             return 0;
         }
-        if (json_path_) {
+        if (json_path_) {  // checked, its folder held, before measuring
             json_path_ = output_for_this_rank(*json_path_);
-            check_output_path(*json_path_);
-            json_path_ = reserve_standard_output(*json_path_);
-            // From the folder the command started in, whatever folder the case moves to.
-            if (*json_path_ != "-" && json_path_->rfind("/dev/", 0) != 0 && json_path_->rfind("/proc/", 0) != 0) {
-                json_path_ = std::filesystem::absolute(*json_path_).lexically_normal().string();
-            }
+            output_.emplace(*json_path_);
+            if (is_standard_output(*json_path_)) output_.emplace(reserve_standard_output(*json_path_));
         }
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) return print_with_instructions(context, c, std::move(result), count_number);
         // Results first, the roofline's machine and the printing after: neither can lose them.
         RunContext run;
-        if (json_path_) write_file_atomically(*json_path_, results_to_json({result}, context.executable, run, layout_.layout()));
+        if (output_) output_->write(results_to_json({result}, context.executable, run, layout_.layout()));
         if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
         if (result.measurement) {
             fmt::print("{}\n", result.measurement->to_string());
@@ -73,9 +68,7 @@ public:
                     fmt::print("{}\n", roofline_line(*point, result.measurement->task_spec().work));
                     run.roofline.push_back({c.name, *point});
                     run.ceilings = ceilings_of(limits);
-                    if (json_path_) {
-                        write_file_atomically(*json_path_, results_to_json({result}, context.executable, run, layout_.layout()));
-                    }
+                    if (output_) output_->write(results_to_json({result}, context.executable, run, layout_.layout()));
                 } else {
                     fmt::print("  Roofline: the case states no bytes or flops per call (TimerOptions::bytes_per_call, "
                                ".flops_per_call)\n");
@@ -104,10 +97,10 @@ private:
         }
         fmt::print("{}\n  {:.0f} instructions per call ({}, {} calls)\n", result.measurement->to_string(),
                    *result.instructions, source, number);
-        if (json_path_) {
+        if (output_) {
             CaseResult for_json = run_case(c, measure_);  // the timing again, now with the counter attached
             for_json.instructions = result.instructions;
-            write_file_atomically(*json_path_, results_to_json({for_json}, context.executable, {}, layout_.layout()));
+            output_->write(results_to_json({for_json}, context.executable, {}, layout_.layout()));
         }
         return 0;
     }
@@ -115,6 +108,7 @@ private:
     std::string name_;
     MeasureOptions measure_;
     std::optional<std::string> json_path_;
+    std::optional<OutputFile> output_;
     ResultsLayoutFlags layout_;
     AxisFlags axes_;
     bool instructions_ = false;
