@@ -176,8 +176,14 @@ public:
             if (output) {
                 const auto lock = rescue_lock();
                 drop_rescue(lock);
-                write_results(interrupted ? output->tagged("partial") : *output, results, context, run, selected.size(),
-                              worker);
+                try {
+                    write_results(interrupted ? output->tagged("partial") : *output, results, context, run, selected.size(),
+                                  worker);
+                } catch (const std::runtime_error& e) {  // the tables below still show what was measured
+                    print_error(e.what());
+                    output.reset();
+                    write_failed_ = true;
+                }
             }
             if (roofline_ && !interrupted) add_roofline(output, results, context, run);
         }
@@ -257,7 +263,7 @@ private:
 
     int exit_code(const std::vector<CaseResult>& results, bool interrupted, bool lost_process) const {
         if (interrupted) return 128 + stop_signal();
-        const bool failed = lost_process || roofline_failed_ ||
+        const bool failed = lost_process || roofline_failed_ || write_failed_ ||
                             std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
         return failed ? kExitFailure : 0;
     }
@@ -267,7 +273,7 @@ private:
     // be a closed pipe or a full disk by now: that ends the printing, not the results.
     int print_report(const Registry& registry, const std::vector<CaseResult>& results, bool interrupted,
                      bool lost_process) {
-        const std::string where = json_path_ ? fmt::format("; the results are in {}", *json_path_) : "";
+        const std::string where = json_path_ && !write_failed_ ? fmt::format("; the results are in {}", *json_path_) : "";
         try {
             if (const std::vector<Measurement> measured = measurements_for_tables(results); !measured.empty()) {
                 fmt::print("{}", Compare(measured).to_string());
@@ -321,6 +327,7 @@ private:
     std::vector<std::string> baseline_warnings_;
     std::string roofline_text_;
     bool roofline_failed_ = false;
+    bool write_failed_ = false;  // the results file could not be written (said at once)
     MeasureOptions measure_;
     std::optional<double> profile_slow_percent_;
     ReportFlags report_;
