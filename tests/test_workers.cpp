@@ -144,7 +144,7 @@ TEST_F(Workers, ARunWhoseEveryProcessFailedIsAnError) {
 // A hung case is stopped at --case-timeout, reported as timed out, and the run goes on to
 // the next case; nothing is left running.
 TEST_F(Workers, AHungCaseTimesOutAndTheRunGoesOn) {
-    const Result r = sh("$BENCH run --filter '^misbehave/(hang|ok)$' --processes 2 --case-timeout 0.5 --min-run-time 0.01 "
+    const Result r = sh("$BENCH run --filter '^misbehave/(hang|ok)$' --processes 2 --case-timeout 2 --min-run-time 0.01 "
                         "--json " + json() + "; echo status=$?; pgrep -f \"$BENCH\" || echo none-left");
     EXPECT_NE(r.out.find("status=1"), std::string::npos) << r.out << r.err;
     EXPECT_NE(r.out.find("none-left"), std::string::npos) << r.out;

@@ -247,7 +247,7 @@ def main():
 
     tables = {}
     for rank in range(WORLD_SIZE):
-        argv = [vitals, "profile", CASE, "--trace-dir", trace_dir, "--worker", f"rank{rank}",
+        argv = [vitals, "profile", CASE, "--trace-dir", trace_dir, "--worker", "trainer",
                 "--rank", str(rank), "--world-size", str(WORLD_SIZE), "--record-shapes", *SCHEDULE]
         if rank == 1:
             argv.append("--gzip")  # HTA reads .json.gz too: its rank look-up scans the gzip stream
@@ -268,7 +268,7 @@ def main():
         errors.append(f"HTA sees ranks {ranks} in {files}, expected {list(range(WORLD_SIZE))} "
                       "(it takes the rank from the first '\"rank\": N' in each file, a space after the colon)")
     for rank, name in sorted(hta_files.items()):
-        if not name.startswith(f"rank{rank}."):
+        if not name.startswith(f"trainer_rank{rank}."):  # --worker NAME keeps the rank: NAME_rank<K>
             errors.append(f"HTA reads rank {rank} from {name}")
     for rank in ranks:
         if iterations[rank] != EXPECTED_STEPS:
