@@ -172,13 +172,16 @@ public:
                 }
                 interrupted = measure_all(selected, results, worker);
             }
-            run.incomplete = interrupted || lost_process;
-            if (output) {
+            {
+                // Held while the file is written: a second signal now waits for it.
                 const auto lock = rescue_lock();
                 drop_rescue(lock);
+                run.incomplete = interrupted || lost_process;
                 try {
-                    write_results(interrupted ? output->tagged("partial") : *output, results, context, run, selected.size(),
-                                  worker);
+                    if (output) {
+                        write_results(interrupted ? output->tagged("partial") : *output, results, context, run,
+                                      selected.size(), worker);
+                    }
                 } catch (const std::runtime_error& e) {  // the tables below still show what was measured
                     print_error(e.what());
                     output.reset();
