@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -143,6 +144,73 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 
 void write_file_atomically_streamed(const std::filesystem::path& path, const Produce& produce) {
     OutputFile(path).write_streamed(produce);
+}
+
+
+namespace {
+
+// Gives the complete temporary the entry `name` unless something already has it
+// (EEXIST), never replacing a file: link, then the temporary's own name removed; where
+// the file system has no hard links, renameat2 with RENAME_NOREPLACE. 0 or an errno.
+int take_name(int folder, const std::string& temporary, const std::string& name) {
+    if (::linkat(folder, temporary.c_str(), folder, name.c_str(), 0) == 0) {
+        ::unlinkat(folder, temporary.c_str(), 0);
+        return 0;
+    }
+    const int link_error = errno;
+    if (link_error == EEXIST) return EEXIST;
+    if (link_error != EPERM && link_error != ENOTSUP && link_error != EOPNOTSUPP && link_error != EMLINK) return link_error;
+#ifdef SYS_renameat2
+    constexpr unsigned kNoReplace = 1;  // RENAME_NOREPLACE
+    if (::syscall(SYS_renameat2, folder, temporary.c_str(), folder, name.c_str(), kNoReplace) == 0) return 0;
+    return errno == EINVAL || errno == ENOSYS ? link_error : errno;
+#else
+    return link_error;
+#endif
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> write_new_file(const std::filesystem::path& folder_path,
+                                                    const std::function<std::string(int attempt)>& name,
+                                                    std::string_view content, int most_names) {
+    const std::string first = name(0);
+    const int opened = ::open(folder_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (opened < 0) fail(folder_path / first, "cannot open its folder", errno);
+    const detail::Fd folder(opened);
+    std::string temporary;
+    const int fd = create_temporary(folder.get(), first, temporary, folder_path / first);
+    const auto abandon = [&](const char* what, int error) {
+        ::close(fd);
+        ::unlinkat(folder.get(), temporary.c_str(), 0);
+        fail(folder_path / first, what, error);
+    };
+    try {
+        write_all(fd, content, folder_path / first);
+    } catch (...) {
+        ::close(fd);
+        ::unlinkat(folder.get(), temporary.c_str(), 0);
+        throw;
+    }
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    if (::fchmod(fd, 0666 & ~mask) != 0) abandon("cannot set the mode", errno);
+    if (::fsync(fd) != 0) abandon("flush failed", errno);
+    if (::close(fd) != 0) {
+        const int error = errno;
+        ::unlinkat(folder.get(), temporary.c_str(), 0);
+        fail(folder_path / first, "close failed", error);
+    }
+    for (int attempt = 0; attempt < most_names; ++attempt) {
+        const std::string entry = attempt == 0 ? first : name(attempt);
+        const int error = take_name(folder.get(), temporary, entry);
+        if (error == EEXIST) continue;
+        if (error == 0) return folder_path / entry;
+        ::unlinkat(folder.get(), temporary.c_str(), 0);
+        fail(folder_path / entry, "cannot create it", error);
+    }
+    ::unlinkat(folder.get(), temporary.c_str(), 0);
+    return std::nullopt;
 }
 
 }  // namespace vitals

@@ -20,6 +20,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,16 @@ void write_file_atomically_streamed(const std::filesystem::path& path,
 // writes a file there prints its own text to standard error instead, so the file stays
 // whole for whoever reads the pipe.
 bool is_standard_output(const std::filesystem::path& path);
+
+// Writes `content` as a new file in `folder` under the first of name(0), name(1), ...
+// (up to `most_names` names) that nothing has, never replacing a file: whole or not at
+// all (a temporary created exclusively, flushed, then linked to its name; renameat2 with
+// RENAME_NOREPLACE where the file system has no hard links). For writers that must never
+// lose another's file (two trace writers of one worker name). Returns the path written,
+// or nullopt when every name was taken; throws std::runtime_error when it cannot write.
+std::optional<std::filesystem::path> write_new_file(const std::filesystem::path& folder,
+                                                    const std::function<std::string(int attempt)>& name,
+                                                    std::string_view content, int most_names);
 
 // Throws std::runtime_error unless `path` could be written as above: not empty, not a
 // folder; its folder exists and is writable; the temporary's name fits the file system;
