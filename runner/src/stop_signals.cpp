@@ -9,11 +9,12 @@
 #include <thread>
 #include <utility>
 
+#include "command.hpp"
+
 namespace vitals::cli {
 namespace {
 
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
-constexpr int kExitFailure = 1;
 
 std::atomic<int> g_first_signal{0};
 std::atomic<int> g_count{0};

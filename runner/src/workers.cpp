@@ -99,7 +99,6 @@ Outcome run_worker(const SelfExecutable& self, const Case& c, const WorkerPlan& 
     Outcome out;
     const std::string partial = tagged_path(file, "partial");
     const std::string written = std::filesystem::exists(file) ? file : std::filesystem::exists(partial) ? partial : "";
-    std::error_code ignored;
     if (ended.timed_out) {
         out.reached = true;
         out.failure = fmt::format("timed out: still running after {:g} s (--case-timeout), its worker was killed",
