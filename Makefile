@@ -92,7 +92,10 @@ test-tsan: deps
 	OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		ctest --test-dir build-tsan --output-on-failure -j $(JOBS)
 
-demo: build
+# Only what the tour needs: the libraries, the `vitals` command and the tour itself
+# (tests, benches and fuzz targets are built by `make test` and `make bench`).
+demo: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target vitals_cli vitals_tour
 	$(BUILD_DIR)/bin/vitals_tour $(BUILD_DIR)/tour
 
 bench: build

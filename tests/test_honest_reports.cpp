@@ -14,10 +14,10 @@
 #include <string>
 
 #include "../runner/src/command.hpp"
-#include "../runner/src/comparison.hpp"
-#include "../runner/src/reporters/markup.hpp"
-#include "../runner/src/reporters/reporters.hpp"
-#include "../runner/src/trace_diff.hpp"
+#include "vitals/results/comparison.hpp"
+#include "vitals/results/markup.hpp"
+#include "vitals/results/reporters.hpp"
+#include "vitals/results/trace_diff.hpp"
 #include "decimal_comma_locale.hpp"
 #include "vitals/results.hpp"
 

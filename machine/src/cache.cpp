@@ -3,6 +3,7 @@
 // cannot be used is a warning: the figures are measured (again) and used uncached.
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <zlib.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -169,8 +170,10 @@ std::optional<std::filesystem::path> cache_file(const Identity& id) {
     if (!dir) return std::nullopt;
     // The model name in the key: a machine image moved to another CPU measures anew. The
     // vector width too: figures measured under VITALS_MAX_CPU_ISA=avx2 are kept apart.
-    const std::size_t model_hash =
-        std::hash<std::string>{}(id.cpu_model + "/" + std::to_string(id.cores) + "/" + id.vector_isa);
+    // CRC-32, not std::hash: the name stays the same whichever standard library built vitals.
+    const std::string key = id.cpu_model + "/" + std::to_string(id.cores) + "/" + id.vector_isa;
+    const uLong model_hash = ::crc32(::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(key.data()),
+                                     static_cast<uInt>(key.size()));
     return *dir / fmt::format("machine-{}-{}-{:08x}.json", slug(id.host), slug(id.cpu_model), model_hash & 0xffffffffu);
 }
 

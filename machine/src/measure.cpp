@@ -15,11 +15,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <stdexcept>
 
 #include "probes.hpp"
+#include "vitals/local_time.hpp"
 #include "vitals/machine.hpp"
 
 namespace vitals::machine {
@@ -153,15 +153,6 @@ double peak(int threads) {
     const std::int64_t iterations = repetitions_for(chains, 2 * kRepetitionSeconds);
     const double seconds = median_parallel_time(chains, iterations, threads, kRepetitions);
     return detail::fma_flops_per_iteration(f64) * static_cast<double>(iterations) * threads / seconds;
-}
-
-std::string now_iso8601() {
-    const std::time_t now = std::time(nullptr);
-    std::tm local{};
-    localtime_r(&now, &local);
-    char buffer[64];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S%z", &local);
-    return buffer;
 }
 
 std::atomic<DeviceProbe> g_device_probe{nullptr};

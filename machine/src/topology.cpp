@@ -64,6 +64,18 @@ std::string cpu_model() {
 
 }  // namespace
 
+std::vector<CacheInfo> core0_caches() {
+    std::vector<CacheInfo> caches;
+    for (int index = 0;; ++index) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+        const std::string type = first_line(dir + "type");
+        if (type.empty()) break;
+        caches.push_back({type, std::atoi(first_line(dir + "level").c_str()), parse_size(first_line(dir + "size")),
+                          count_cpus(first_line(dir + "shared_cpu_list"))});
+    }
+    return caches;
+}
+
 Identity identify() {
     Identity id;
     char host[256] = {};
@@ -72,14 +84,8 @@ Identity identify() {
     id.cpu_model = cpu_model();
     cpu_set_t set;
     id.cores = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    for (int index = 0;; ++index) {
-        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-        const std::string type = first_line(dir + "type");
-        if (type.empty()) break;
-        if (type == "Instruction") continue;
-        CacheLevel level{std::atoi(first_line(dir + "level").c_str()), parse_size(first_line(dir + "size")),
-                         count_cpus(first_line(dir + "shared_cpu_list"))};
-        if (level.level > 0 && level.bytes > 0) id.caches.push_back(level);
+    for (const CacheInfo& c : core0_caches()) {
+        if (c.type != "Instruction" && c.level > 0 && c.bytes > 0) id.caches.push_back({c.level, c.bytes, c.cores_sharing});
     }
     id.vector_isa = detail::vector_isa();
     return id;

@@ -24,11 +24,23 @@ namespace vitals::cli {
 
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
-inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+// Commands only throw; run_main turns what they throw into the exit code.
 
 // Bad flags or values, unknown names, unreadable input files: exit 2.
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+// The command ran to its end and has said on stderr what failed (a case, a file, a
+// verdict named by --fail-on): exit 1, nothing more printed.
+struct Failed : std::runtime_error {
+    Failed() : std::runtime_error("failed (said above)") {}
+};
+// A stop signal ended the run once its results were safe: exit 128 + the signal, as
+// shells report a process that signal ended.
+struct StoppedBySignal : std::runtime_error {
+    explicit StoppedBySignal(int signal) : std::runtime_error("stopped by a signal"), signal(signal) {}
+    int signal;
 };
 
 // What every command may use.
@@ -43,8 +55,9 @@ public:
     virtual ~Command() = default;
     // Declares the command's arguments and flags on its subcommand.
     virtual void declare(CLI::App& app) = 0;
-    // Runs with the parsed flags; returns the exit code. Throws UsageError for bad input.
-    virtual int run(const CommandContext& context) = 0;
+    // Runs with the parsed flags. Throws UsageError for bad input, Failed or
+    // StoppedBySignal for a run that ended so; returning is success.
+    virtual void run(const CommandContext& context) = 0;
 };
 
 // One row of the command table.
@@ -104,9 +117,8 @@ std::string output_for_this_rank(const std::string& path, const std::optional<Sh
 // path as it is.
 std::string reserve_standard_output(const std::string& path);
 
-// read_results, with a bad file reported as a UsageError.
-std::vector<CaseSamples> read_results_or_usage_error(const std::string& path);
-// read_results_file, likewise; a file marked incomplete adds a line to `warnings`.
+// read_results_file, with a bad file reported as a UsageError; a file marked incomplete
+// adds a line to `warnings`.
 ResultsFile read_results_file_or_usage_error(const std::string& path, std::vector<std::string>& warnings);
 
 // The report flags that compare, report and run --baseline share.

@@ -17,7 +17,7 @@
 #include <filesystem>
 
 #include "command.hpp"
-#include "reporters/markup.hpp"
+#include "vitals/results/markup.hpp"
 #include "vitals/number_text.hpp"
 #include "vitals/atomic_file.hpp"
 #include "shard.hpp"
@@ -153,13 +153,13 @@ std::string tagged_path(const std::string& path, const std::string& tag) {
 }
 
 std::string output_for_this_rank(const std::string& path, const std::optional<Shard>& explicit_shard) {
-    std::optional<Shard> rank;
+    std::optional<LauncherRank> rank;
     try {
-        rank = shard_from_environment();
+        rank = launcher_rank();
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
-    const std::string index = std::to_string(rank ? rank->index : 0);
+    const std::string index = std::to_string(rank ? rank->rank : 0);
     std::string out = path;
     if (const auto at = out.find("{rank}"); at != std::string::npos) {
         for (auto p = out.find("{rank}"); p != std::string::npos; p = out.find("{rank}", p + index.size())) {
@@ -167,21 +167,13 @@ std::string output_for_this_rank(const std::string& path, const std::optional<Sh
         }
         return out;
     }
-    if (!rank || rank->count < 2) return path;
+    if (!rank || rank->size < 2) return path;
     // Ranks that each name their own shard still write apart, whatever shards they name.
     out = tagged_path(path, "rank" + index + (explicit_shard ? ".shard" + std::to_string(explicit_shard->index) : ""));
     if (out == path) return path;
-    fmt::print(stderr, "rank {} of {} writes {} (put {{rank}} in the path to name the files yourself)\n", index, rank->count,
+    fmt::print(stderr, "rank {} of {} writes {} (put {{rank}} in the path to name the files yourself)\n", index, rank->size,
                out);
     return out;
-}
-
-std::vector<CaseSamples> read_results_or_usage_error(const std::string& path) {
-    try {
-        return read_results(path);
-    } catch (const ResultsFileError& e) {
-        throw UsageError(e.what());
-    }
 }
 
 ResultsFile read_results_file_or_usage_error(const std::string& path, std::vector<std::string>& warnings) {

@@ -1,6 +1,7 @@
 // The `vitals` command line: the table of commands, parsing, and the one place that maps
-// failures to exit codes. Usage errors exit 2, runtime failures exit 1, each with one
-// "vitals: error: ..." line on stderr that says what is wrong and how to fix it.
+// what a command throws to its exit code. Usage errors exit 2, runtime failures exit 1,
+// each with one "vitals: error: ..." line on stderr that says what is wrong and how to
+// fix it; a run that a stop signal ended exits 128 + the signal.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -139,12 +140,18 @@ int run_main(int argc, char** argv, const Registry& registry) {
         check_first_argument(argc, argv);
         if (parse(app, argc, argv)) return 0;
         for (auto& [sub, command] : commands) {
-            if (sub->parsed()) return command->run(context);
+            if (!sub->parsed()) continue;
+            command->run(context);
+            return 0;
         }
         throw UsageError("give a command; see 'vitals --help'");
     } catch (const UsageError& e) {
         print_error(e.what());
         return kExitUsage;
+    } catch (const Failed&) {
+        return kExitFailure;
+    } catch (const StoppedBySignal& e) {
+        return 128 + e.signal;
     } catch (const std::exception& e) {
         print_error(e.what());
         return kExitFailure;

@@ -30,7 +30,7 @@ Shard parse_shard(const std::string& spec) {
     return s;
 }
 
-std::optional<Shard> shard_from_environment() {
+std::optional<LauncherRank> launcher_rank() {
     static const char* const kLaunchers[][2] = {
         {"SLURM_PROCID", "SLURM_NTASKS"},
         {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
@@ -61,7 +61,8 @@ std::optional<Shard> shard_from_environment() {
             found_from = from;
         }
     }
-    return found;
+    if (!found) return std::nullopt;
+    return LauncherRank{found->index, found->count};
 }
 
 }  // namespace vitals

@@ -1,5 +1,5 @@
 // Sharding: a deterministic share of the cases for each of several processes, from
-// --shard K/N or a launcher's environment. Internal to the runner.
+// --shard K/N or a launcher's rank. Internal to the runner.
 #pragma once
 
 #include <optional>
@@ -16,9 +16,16 @@ struct Shard {
 };
 // "K/N" with 0 <= K < N; throws std::invalid_argument naming the problem.
 Shard parse_shard(const std::string& spec);
+// This process's place among those a launcher (Slurm, Open MPI, PMI, torchrun) started.
+struct LauncherRank {
+    int rank = 0;
+    int size = 1;
+};
 // From the launcher's environment: Slurm, Open MPI, PMI, or torchrun's RANK/WORLD_SIZE.
-// Throws std::invalid_argument, naming the variables, when they are not a shard or when
-// two launchers' variables disagree.
-std::optional<Shard> shard_from_environment();
+// Throws std::invalid_argument, naming the variables, when they are not a rank of a
+// size or when two launchers' variables disagree.
+std::optional<LauncherRank> launcher_rank();
+// The shard a launcher's rank runs when no --shard is given: rank/size.
+inline Shard shard_of(const LauncherRank& r) { return {r.rank, r.size}; }
 
 }  // namespace vitals

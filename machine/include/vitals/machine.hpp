@@ -21,6 +21,17 @@ struct CacheLevel {
     int cores_sharing = 1;
 };
 
+// A cache of core 0 as /sys describes it.
+struct CacheInfo {
+    std::string type;  // "Data", "Instruction" or "Unified"
+    int level = 0;
+    std::int64_t bytes = 0;
+    int cores_sharing = 1;
+};
+// Every cache of core 0, instruction caches included, in /sys's order (what a results
+// file's context lists); empty where /sys does not say.
+std::vector<CacheInfo> core0_caches();
+
 // What this machine is, as the cached figures are keyed by.
 struct Identity {
     std::string host;

@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "../command.hpp"
-#include "../comparison.hpp"
-#include "../reporters/markup.hpp"
-#include "../reporters/reporters.hpp"
-#include "../trace_diff.hpp"
+#include "vitals/results/comparison.hpp"
+#include "vitals/results/markup.hpp"
+#include "vitals/results/reporters.hpp"
+#include "vitals/results/trace_diff.hpp"
 #include "vitals/atomic_file.hpp"
 
 namespace vitals::cli {
@@ -31,7 +31,7 @@ public:
             ->check(CLI::IsMember({"slower", "faster", "untested"}));
     }
 
-    int run(const CommandContext&) override {
+    void run(const CommandContext&) override {
         const bool before_is_trace = looks_like_trace(before_), after_is_trace = looks_like_trace(after_);
         if (before_is_trace != after_is_trace) {
             const std::string& trace = before_is_trace ? before_ : after_;
@@ -49,7 +49,7 @@ public:
             } catch (const std::runtime_error& e) {
                 throw UsageError(e.what());
             }
-            return 0;
+            return;
         }
         std::optional<OutputFile> json;  // checked, its folder held, before the inputs are read
         if (json_path_) {
@@ -70,7 +70,7 @@ public:
         // With the JSON on standard output, the table goes to standard error.
         fmt::print(json_path_ && is_standard_output(*json_path_) ? stderr : stdout, "{}", render_comparison_text(comparison));
         if (json) json->write(render_comparison_json(comparison));
-        return failures(comparison) ? kExitFailure : 0;
+        if (failures(comparison)) throw Failed();
     }
 
 private:

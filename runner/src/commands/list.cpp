@@ -16,7 +16,7 @@ public:
         app.add_flag("--names", names_only_, "The names alone, with no 'skipped: <reason>' marks (for scripts)");
         axes_.declare(app);
     }
-    int run(const CommandContext& context) override {
+    void run(const CommandContext& context) override {
         std::optional<Registry> replaced;
         const Registry& registry = axes_.apply(context.registry, replaced);
         for (const Case* c : matching_cases(registry, filter_)) {
@@ -30,7 +30,6 @@ public:
         for (const std::string& why : registry.skipped_families()) {
             fmt::print(stderr, "a case family was skipped (its cases are not listed): {}\n", why);
         }
-        return 0;
     }
 
 private:

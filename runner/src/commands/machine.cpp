@@ -19,7 +19,7 @@ public:
         app.add_option("--json", json_path_, "Also write the figures as JSON");
     }
 
-    int run(const CommandContext&) override {
+    void run(const CommandContext&) override {
         std::optional<OutputFile> json;  // checked before measuring, whose figures it receives
         if (json_path_) {
             json.emplace(*json_path_);
@@ -57,7 +57,6 @@ public:
         }
         fmt::print("{}", machine::table(limits));
         if (json) json->write(machine::to_json(limits));
-        return 0;
     }
 
 private:

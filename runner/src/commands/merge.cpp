@@ -16,7 +16,7 @@ public:
         app.add_option("-o,--output", output_, "The joined file")->required();
     }
 
-    int run(const CommandContext&) override {
+    void run(const CommandContext&) override {
         output_ = output_for_this_rank(output_);
         const OutputFile output(output_);  // checked, its folder held, before the inputs are read
         check_outputs_are_not_inputs({output_}, {inputs_.begin(), inputs_.end()});
@@ -28,7 +28,6 @@ public:
         }
         output.write(merged);
         fmt::print(stderr, "merged {} file{} into {}\n", inputs_.size(), inputs_.size() > 1 ? "s" : "", output_);
-        return 0;
     }
 
 private:

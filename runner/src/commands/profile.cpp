@@ -54,7 +54,7 @@ public:
         world->needs(rank);
     }
 
-    int run(const CommandContext& context) override {
+    void run(const CommandContext& context) override {
         std::optional<Registry> replaced;
         const Case& c = find_case(axes_.apply(context.registry, replaced), name_);
         // Check what can be checked before running anything.
@@ -77,15 +77,14 @@ public:
 
         // A case that cannot run here (no CUDA device, say) is skipped, as under timeit and run.
         try {
-            return profile_case(c, std::move(recording));
+            profile_case(c, std::move(recording));
         } catch (const SkipCase& skip) {
             fmt::print("{}: skipped: {}\n", c.name, skip.what());
-            return 0;
         }
     }
 
 private:
-    int profile_case(const Case& c, profiler::ProfileOptions recording) {
+    void profile_case(const Case& c, profiler::ProfileOptions recording) {
         Timer timer = c.timer();
         const bool terminal = ::isatty(STDERR_FILENO) != 0;
         // Without steps or a schedule, one window of enough warm calls for a stable table,
@@ -118,7 +117,6 @@ private:
         if (traces_ == 0) {
             fmt::print(stderr, "no step was recorded: the schedule's active steps lie past --steps {}\n", steps_run);
         }
-        return 0;
     }
 
     // Warms the statement up (a short measurement, also its time per call) and returns how
@@ -150,9 +148,9 @@ private:
             .schedule = schedule,
         };
         // Under a launcher (Slurm, MPI, torchrun) each rank's traces say which rank they are.
-        std::optional<Shard> rank;
+        std::optional<LauncherRank> rank;
         try {
-            rank = shard_from_environment();
+            rank = launcher_rank();
         } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());
         }
@@ -160,19 +158,19 @@ private:
             if (*rank_ >= *world_size_) {
                 throw UsageError(fmt::format("--rank {} is not below --world-size {}; ranks count from 0", *rank_, *world_size_));
             }
-            rank = Shard{*rank_, *world_size_};
+            rank = LauncherRank{*rank_, *world_size_};
         }
         if (rank) {
-            options.rank = rank->index;
-            options.world_size = rank->count;
-            options.worker_name = fmt::format("{}_rank{}", profiler::default_worker_name(), rank->index);
+            options.rank = rank->rank;
+            options.world_size = rank->size;
+            options.worker_name = fmt::format("{}_rank{}", profiler::default_worker_name(), rank->rank);
         }
         profiler::TraceReadyHandler write_dir;
         if (trace_dir_) {
             // --worker names the files in place of <host>_<pid>; a rank stays in the name, so
             // the ranks of one job given one --worker never share a name.
             std::string worker = worker_.value_or(options.worker_name);
-            if (worker_ && rank) worker = fmt::format("{}_rank{}", worker, rank->index);
+            if (worker_ && rank) worker = fmt::format("{}_rank{}", worker, rank->rank);
             write_dir = profiler::tensorboard_trace_handler(*trace_dir_, {.worker_name = worker, .use_gzip = gzip_});
         }
         options.on_trace_ready = [this, case_name, write_dir](profiler::Profile& p) {

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
-#include "../reporters/markup.hpp"
+#include "vitals/results/markup.hpp"
 #include "vitals/atomic_file.hpp"
 
 namespace vitals::cli {
@@ -20,7 +20,7 @@ public:
         report_.declare(app);
     }
 
-    int run(const CommandContext&) override {
+    void run(const CommandContext&) override {
         if (!html_ && !markdown_) throw UsageError("give --html OUT.html and/or --markdown OUT.md");
         if (html_) html_ = output_for_this_rank(*html_);
         if (markdown_) markdown_ = output_for_this_rank(*markdown_);
@@ -43,7 +43,6 @@ public:
         for (const std::string& warning : warnings) fmt::print(stderr, "vitals: warning: {}\n", terminal_safe(warning));
         if (html) html->write(html_report(runs, report_.options(), ceilings));
         if (markdown) markdown->write(markdown_report(runs, report_.options()));
-        return 0;
     }
 
 private:

@@ -11,10 +11,10 @@
 #include <system_error>
 
 #include "../command.hpp"
-#include "../comparison.hpp"
+#include "vitals/results/comparison.hpp"
 #include "../measure_flags.hpp"
-#include "../reporters/reporters.hpp"
-#include "../roofline.hpp"
+#include "vitals/results/reporters.hpp"
+#include "vitals/results/roofline.hpp"
 #include "../shard.hpp"
 #include "../stop_signals.hpp"
 #include "../workers.hpp"
@@ -113,7 +113,7 @@ public:
                      "'vitals machine', then cached): a table after the Compare tables, and the results file");
     }
 
-    int run(const CommandContext& context) override {
+    void run(const CommandContext& context) override {
         measure_.validate();
         std::optional<Registry> replaced;
         const Registry& registry = axes_.apply(context.registry, replaced);
@@ -124,7 +124,11 @@ public:
         }
         std::optional<Shard> shard;
         try {
-            shard = shard_ ? std::optional(parse_shard(*shard_)) : shard_from_environment();
+            if (shard_) {
+                shard = parse_shard(*shard_);
+            } else if (const std::optional<LauncherRank> rank = launcher_rank()) {
+                shard = shard_of(*rank);
+            }
         } catch (const std::invalid_argument& e) {
             throw UsageError(fmt::format("{}; see 'vitals run --help'", e.what()));
         }
@@ -190,8 +194,8 @@ public:
             }
             if (roofline_ && !interrupted) add_roofline(output, results, context, run);
         }
-        if (worker) return exit_code(results, interrupted, lost_process);
-        return print_report(registry, results, interrupted, lost_process);
+        if (!worker) print_report(registry, results, interrupted, lost_process);
+        finish(results, interrupted, lost_process);
     }
 
 private:
@@ -264,18 +268,19 @@ private:
         return flags;
     }
 
-    int exit_code(const std::vector<CaseResult>& results, bool interrupted, bool lost_process) const {
-        if (interrupted) return 128 + stop_signal();
-        const bool failed = lost_process || roofline_failed_ || write_failed_ ||
+    // How the run ended, for the exit code: a stop signal, or a failure said above.
+    void finish(const std::vector<CaseResult>& results, bool interrupted, bool lost_process) const {
+        if (interrupted) throw StoppedBySignal(stop_signal());
+        const bool failed = lost_process || roofline_failed_ || write_failed_ || print_failed_ ||
                             std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
-        return failed ? kExitFailure : 0;
+        if (failed) throw Failed();
     }
 
     // Everything printed after the files are safe: the Compare tables, the skipped cases,
     // the roofline, growth, the baseline comparison and its profiles. Standard output may
     // be a closed pipe or a full disk by now: that ends the printing, not the results.
-    int print_report(const Registry& registry, const std::vector<CaseResult>& results, bool interrupted,
-                     bool lost_process) {
+    void print_report(const Registry& registry, const std::vector<CaseResult>& results, bool interrupted,
+                      bool lost_process) {
         const std::string where = json_path_ && !write_failed_ ? fmt::format("; the results are in {}", *json_path_) : "";
         try {
             if (const std::vector<Measurement> measured = measurements_for_tables(results); !measured.empty()) {
@@ -284,32 +289,31 @@ private:
             print_skipped(results);
             if (interrupted) {
                 std::fflush(stdout);
-                return exit_code(results, interrupted, lost_process);
+                return;
             }
             fmt::print("{}", roofline_text_);
             fmt::print("{}", growth_report(registry, results));
             for (const std::string& why : registry.skipped_families()) fmt::print("\na case family was skipped: {}\n", why);
-            if (baseline_ && !compare_with_baseline(registry, results)) return kExitUsage;
+            if (baseline_) compare_with_baseline(registry, results);
             if (std::fflush(stdout) != 0) throw std::system_error(errno, std::generic_category(), "flush");
         } catch (const std::system_error& e) {
             print_error(fmt::format("cannot print the report to standard output: {}{}", std::strerror(e.code().value()), where));
-            return kExitFailure;
+            print_failed_ = true;
+            return;
         }
         const auto failed = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
         if (failed > 0) print_error(fmt::format("{} of {} cases failed (see above)", failed, results.size()));
         if (lost_process) print_error("some cases lost a process (see above); the results are marked incomplete");
-        return exit_code(results, interrupted, lost_process);
     }
 
-    // The comparison with --baseline and the profiles of the slower cases; false for a
-    // baseline that cannot be compared (reported).
-    bool compare_with_baseline(const Registry& registry, const std::vector<CaseResult>& results) {
+    // The comparison with --baseline and the profiles of the slower cases; UsageError for
+    // a baseline that cannot be compared.
+    void compare_with_baseline(const Registry& registry, const std::vector<CaseResult>& results) {
         Comparison comparison;
         try {
             comparison = compare_runs(*baseline_, baseline_cases_, "this run", samples_of(results), report_.options());
         } catch (const ResultsFileError& e) {
-            print_error(e.what());
-            return false;
+            throw UsageError(e.what());
         }
         comparison.warnings = std::move(baseline_warnings_);
         fmt::print("\n{}", render_comparison_text(comparison));
@@ -320,7 +324,6 @@ private:
                 profile_slow_case(*registry.find(name), measured->measurement->number_per_run(), json_path_);
             }
         }
-        return true;
     }
 
     std::optional<std::string> filter_, json_path_, shard_, baseline_;
@@ -331,6 +334,7 @@ private:
     std::string roofline_text_;
     bool roofline_failed_ = false;
     bool write_failed_ = false;  // the results file could not be written (said at once)
+    bool print_failed_ = false;  // the report could not be printed (said at once)
     MeasureOptions measure_;
     std::optional<double> profile_slow_percent_;
     ReportFlags report_;

@@ -5,7 +5,7 @@
 
 #include "../command.hpp"
 #include "../measure_flags.hpp"
-#include "../roofline.hpp"
+#include "vitals/results/roofline.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/instructions.hpp"
 #include "vitals/process.hpp"
@@ -33,7 +33,7 @@ public:
                      "Also count instructions per call (hardware counters, or a run under Callgrind)");
     }
 
-    int run(const CommandContext& context) override {
+    void run(const CommandContext& context) override {
         measure_.validate();
         std::optional<Registry> replaced;
         const Case& c = find_case(axes_.apply(context.registry, replaced), name_);
@@ -41,7 +41,7 @@ public:
         if (instructions_ && is_callgrind_child()) {  // the run under Callgrind: count, nothing else
             Timer timer = c.timer();
             timer.collect_instructions({.number = count_number});
-            return 0;
+            return;
         }
         if (json_path_) {  // checked, its folder held, before measuring
             json_path_ = output_for_this_rank(*json_path_);
@@ -49,7 +49,10 @@ public:
             if (is_standard_output(*json_path_)) output_.emplace(reserve_standard_output(*json_path_));
         }
         CaseResult result = run_case(c, measure_);
-        if (instructions_ && result.measurement) return print_with_instructions(context, c, std::move(result), count_number);
+        if (instructions_ && result.measurement) {
+            print_with_instructions(context, c, std::move(result), count_number);
+            return;
+        }
         // Results first, the roofline's machine and the printing after: neither can lose them.
         RunContext run;
         if (output_) output_->write(results_to_json({result}, context.executable, run, layout_.layout()));
@@ -62,7 +65,7 @@ public:
                     limits = limits_for_roofline();
                 } catch (const std::exception& e) {
                     print_error(fmt::format("no roofline: {}{}", e.what(), json_path_ ? "; the results were written without it" : ""));
-                    return kExitFailure;
+                    throw Failed();
                 }
                 if (const std::optional<RooflinePoint> point = place_case(limits, *result.measurement)) {
                     fmt::print("{}\n", roofline_line(*point, result.measurement->task_spec().work));
@@ -77,13 +80,12 @@ public:
         }
         if (!result.error.empty()) {
             print_error(result.error);
-            return kExitFailure;
+            throw Failed();
         }
-        return 0;
     }
 
 private:
-    int print_with_instructions(const CommandContext& context, const Case& c, CaseResult result, std::int64_t number) {
+    void print_with_instructions(const CommandContext& context, const Case& c, CaseResult result, std::int64_t number) {
         std::string source;
         try {
             Timer timer = c.timer();
@@ -102,7 +104,6 @@ private:
             for_json.instructions = result.instructions;
             output_->write(results_to_json({for_json}, context.executable, {}, layout_.layout()));
         }
-        return 0;
     }
 
     std::string name_;

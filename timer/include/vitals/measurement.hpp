@@ -108,7 +108,7 @@ public:
     // number_per_run 1), keeping first-seen order of tasks.
     static std::vector<Measurement> merge(std::span<const Measurement> measurements);
 
-    // The reference's printed form (see README): title, description, setup, Median, IQR,
+    // The reference's printed form (see docs/timer.md): title, description, setup, Median, IQR,
     // counts and warnings, without a trailing newline.
     std::string to_string() const;
 

@@ -5,7 +5,7 @@
 //
 // A block is: setup, clock, number x stmt, clock. Host blocks use the steady clock;
 // when `cuda_stream` is given, blocks are timed with CUDA events recorded on that
-// stream around the calls (see README, "Device work"). While a profile records, each
+// stream around the calls (see docs/timer.md, "Device work"). While a profile records, each
 // block appears in the trace as a user annotation.
 //
 // Every way the statement runs (timed blocks, a profile, steps under a schedule, an

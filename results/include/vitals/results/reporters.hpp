@@ -1,13 +1,13 @@
 // Reporters: each renders the comparison model (comparison.hpp) in one format, and
 // nothing else. html_report and markdown_report (results.hpp) are the reporters of
-// whole runs. Internal to the runner.
+// whole runs.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "../comparison.hpp"
+#include "vitals/results/comparison.hpp"
 
 namespace vitals {
 

@@ -1,4 +1,4 @@
-#include "markup.hpp"
+#include "vitals/results/markup.hpp"
 
 #include <fmt/format.h>
 

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../comparison.hpp"
-#include "markup.hpp"
-#include "reporters.hpp"
+#include "vitals/results/comparison.hpp"
+#include "vitals/results/markup.hpp"
+#include "vitals/results/reporters.hpp"
 #include "vitals/results.hpp"
 #include "vitals/stats.hpp"
 

@@ -1,5 +1,5 @@
 // Cases against this machine's limits (`--roofline` of run and timeit): where each sits,
-// printed and written to the results file. Internal to the runner.
+// printed and written to the results file.
 #pragma once
 
 #include <optional>

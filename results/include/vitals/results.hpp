@@ -91,7 +91,7 @@ struct ResultsLayout {
 
 // The whole results document: a `context` describing this machine and program, then per
 // case one "iteration" entry per block (unless layout.aggregates_only) and the
-// mean/median/stddev/cv/p25/p75/iqr aggregates (see README, "Results JSON"). Times are
+// mean/median/stddev/cv/p25/p75/iqr aggregates (docs/runner.md, "Results JSON"). Times are
 // per call, in each entry's time_unit.
 std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
                             const RunContext& run = {}, const ResultsLayout& layout = {});
@@ -135,14 +135,14 @@ const CaseSamples* find_samples(const std::vector<CaseSamples>& cases, std::stri
 // Reads our results files and Google Benchmark's own JSON output (a repetition there is
 // a block here; errored runs are kept as not measured; aggregates are skipped, except
 // for a case that has nothing else, as in a file written with aggregates only: its
-// median then stands as its one sample, see CaseSamples::aggregate_of). Throws ResultsFileError for a
-// file that cannot be read, is not JSON or is not of that layout.
-std::vector<CaseSamples> read_results(const std::string& path);
-// The same from the text of such a file; `name` appears in error messages.
-std::vector<CaseSamples> parse_results(std::string_view text, const std::string& name);
-// The same with what the file says of its run.
+// median then stands as its one sample, see CaseSamples::aggregate_of), with what the
+// file says of its run. Throws ResultsFileError for a file that cannot be read, is not
+// JSON or is not of that layout.
 ResultsFile read_results_file(const std::string& path);
+// The same from the text of such a file; `name` appears in error messages.
 ResultsFile parse_results_file(std::string_view text, const std::string& name);
+// Only the cases of such a text.
+std::vector<CaseSamples> parse_results(std::string_view text, const std::string& name);
 
 struct ResultsFileError : std::runtime_error {
     using std::runtime_error::runtime_error;

@@ -1,4 +1,4 @@
-// How the runner writes every JSON document. Internal to the runner.
+// How every JSON document of results is written. Internal to the results part.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,9 +1,9 @@
 // markdown_report: the cases of one or more runs as markdown tables, for a pull request.
 #include <fmt/format.h>
 
-#include "../comparison.hpp"
-#include "reporters.hpp"
-#include "markup.hpp"
+#include "vitals/results/comparison.hpp"
+#include "vitals/results/reporters.hpp"
+#include "vitals/results/markup.hpp"
 #include "vitals/results.hpp"
 #include "vitals/stats.hpp"
 

@@ -1,4 +1,4 @@
-#include "trace_diff.hpp"
+#include "vitals/results/trace_diff.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "reporters/markup.hpp"
+#include "vitals/results/markup.hpp"
 #include "vitals/profiler/trace.hpp"
 #include "vitals/stats.hpp"
 

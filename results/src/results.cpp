@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <span>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,6 +15,8 @@
 #include <cmath>
 
 #include "json_document.hpp"
+#include "vitals/local_time.hpp"
+#include "vitals/machine.hpp"
 #include "vitals/number_text.hpp"
 #include "vitals/stats.hpp"
 
@@ -31,18 +32,6 @@ std::string read_first_line(const std::string& path) {
     return line;
 }
 
-// ISO 8601 local time with offset, as Google Benchmark writes `date`.
-std::string now_iso8601() {
-    const std::time_t now = std::time(nullptr);
-    std::tm local{};
-    localtime_r(&now, &local);
-    char buffer[64];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S%z", &local);
-    std::string s = buffer;
-    if (s.size() > 5) s.insert(s.size() - 2, ":");  // +0000 -> +00:00
-    return s;
-}
-
 double cpu_mhz() {
     std::ifstream in("/proc/cpuinfo");
     std::string line;
@@ -55,25 +44,11 @@ double cpu_mhz() {
     return 0.0;
 }
 
+// Google Benchmark's `caches`, from the machine part's reading of /sys.
 json caches() {
     json out = json::array();
-    for (int index = 0;; ++index) {
-        const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
-        const std::string type = read_first_line(dir + "type");
-        if (type.empty()) break;
-        std::string size = read_first_line(dir + "size");  // "32K"
-        long bytes = std::atol(size.c_str());
-        if (!size.empty() && size.back() == 'K') bytes *= 1024;
-        if (!size.empty() && size.back() == 'M') bytes *= 1024 * 1024;
-        const std::string shared = read_first_line(dir + "shared_cpu_list");
-        int sharing = 1;
-        if (const auto dash = shared.find('-'); dash != std::string::npos) {
-            sharing = std::atoi(shared.c_str() + dash + 1) - std::atoi(shared.c_str()) + 1;
-        }
-        out.push_back({{"type", type == "Unified" ? "Unified" : type},
-                       {"level", std::atoi(read_first_line(dir + "level").c_str())},
-                       {"size", bytes},
-                       {"num_sharing", sharing}});
+    for (const machine::CacheInfo& c : machine::core0_caches()) {
+        out.push_back({{"type", c.type}, {"level", c.level}, {"size", c.bytes}, {"num_sharing", c.cores_sharing}});
     }
     return out;
 }

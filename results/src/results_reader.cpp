@@ -142,8 +142,6 @@ const CaseSamples* find_samples(const std::vector<CaseSamples>& cases, std::stri
     return nullptr;
 }
 
-std::vector<CaseSamples> read_results(const std::string& path) { return read_results_file(path).cases; }
-
 std::vector<CaseSamples> parse_results(std::string_view text, const std::string& path) {
     return parse_results_file(text, path).cases;
 }

@@ -1,5 +1,4 @@
 // `vitals compare` of two traces: self CPU time per operator, before and after.
-// Internal to the runner.
 #pragma once
 
 #include <string>

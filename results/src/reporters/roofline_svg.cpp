@@ -7,8 +7,8 @@
 #include <cmath>
 #include <map>
 
-#include "markup.hpp"
-#include "reporters.hpp"
+#include "vitals/results/markup.hpp"
+#include "vitals/results/reporters.hpp"
 
 namespace vitals {
 namespace {

@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "../json_document.hpp"
-#include "markup.hpp"
-#include "reporters.hpp"
+#include "vitals/results/markup.hpp"
+#include "vitals/results/reporters.hpp"
 #include "vitals/stats.hpp"
 
 namespace vitals {

@@ -1,11 +1,11 @@
-#include "roofline.hpp"
+#include "vitals/results/roofline.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 
-#include "reporters/markup.hpp"
+#include "vitals/results/markup.hpp"
 #include "vitals/stats.hpp"
 
 namespace vitals {

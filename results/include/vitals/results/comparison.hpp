@@ -1,6 +1,6 @@
 // Two runs compared case by case: the one model that every comparison report renders
 // (reporters.hpp), so that compare, report and run --baseline give the same verdicts
-// from the same ReportOptions. Computing never formats. Internal to the runner.
+// from the same ReportOptions. Computing never formats.
 #pragma once
 
 #include <cstddef>

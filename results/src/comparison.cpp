@@ -1,4 +1,4 @@
-#include "comparison.hpp"
+#include "vitals/results/comparison.hpp"
 
 #include <fmt/format.h>
 
