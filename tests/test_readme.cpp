@@ -1,4 +1,5 @@
-// The README's examples are the compiled ones: its C++ blocks are files in examples/.
+// The documentation's examples are the compiled ones: each file in examples/ that a page
+// shows is in that page verbatim, and the README starts with the set-up commands.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace {
 std::string read_path(const std::filesystem::path& path) {
@@ -20,12 +22,19 @@ std::string read(const std::string& relative) { return read_path(std::string(VIT
 }  // namespace
 
 TEST(Readme, CodeBlocksAreTheCompiledExamples) {
-    const std::string readme = read("README.md");
-    for (const char* file : {"examples/quickstart.cpp", "examples/my_bench.cpp", "examples/profile_forward.cpp"}) {
+    // Each example and the page that shows it.
+    const std::pair<const char*, const char*> shown[] = {
+        {"examples/quickstart.cpp", "README.md"},
+        {"examples/profile_forward.cpp", "README.md"},
+        {"examples/my_bench.cpp", "docs/runner.md"},
+    };
+    for (const auto& [file, page] : shown) {
+        const std::string text = read(page);
+        ASSERT_FALSE(text.empty()) << page;
         const std::string example = read(file);
         ASSERT_FALSE(example.empty()) << file;
-        EXPECT_NE(readme.find("```cpp\n" + example + "```\n"), std::string::npos)
-            << "README.md must contain " << file << " verbatim in a ```cpp block";
+        EXPECT_NE(text.find("```cpp\n" + example + "```\n"), std::string::npos)
+            << page << " must contain " << file << " verbatim in a ```cpp block";
     }
 }
 
@@ -38,15 +47,16 @@ TEST(Readme, StartsWithTheTwoSetupCommands) {
     EXPECT_EQ(readme.find("```"), readme.find("```sh\nmake demo\nmake test\n```"));
 }
 
-// The README's list of dependencies ("- `part`: parts it links") is CMake's own graph
+// The design page's list of dependencies ("- `part`: parts it links") is CMake's own graph
 // of the product's targets, and reads bottom-up: every part a line names stands above.
 TEST(Readme, DependencyListIsCMakesGraph) {
-    const std::string readme = read("README.md");
+    const std::string page_name = "docs/design.md";
+    const std::string page = read(page_name);
     const std::string begin_marker = "<!-- dependencies: checked against cmake --graphviz by tests/test_readme.cpp -->\n";
-    const auto begin = readme.find(begin_marker);
-    ASSERT_NE(begin, std::string::npos) << "README.md lost its dependency list marker";
-    const auto end = readme.find("\n\n", begin + begin_marker.size());
-    std::istringstream lines(readme.substr(begin + begin_marker.size(), end - begin - begin_marker.size()));
+    const auto begin = page.find(begin_marker);
+    ASSERT_NE(begin, std::string::npos) << page_name << " lost its dependency list marker";
+    const auto end = page.find("\n\n", begin + begin_marker.size());
+    std::istringstream lines(page.substr(begin + begin_marker.size(), end - begin - begin_marker.size()));
     std::map<std::string, std::set<std::string>> documented;
     std::set<std::string> seen;
     for (std::string line; std::getline(lines, line);) {
@@ -92,8 +102,8 @@ TEST(Readme, DependencyListIsCMakesGraph) {
         if (parts.count((*it)[1]) && parts.count((*it)[2])) linked[(*it)[1]].insert((*it)[2]);
     }
     for (const std::string& part : parts) {
-        ASSERT_TRUE(documented.count(part)) << "README.md's dependency list has no line for " << part;
-        EXPECT_EQ(linked[part], documented[part]) << "README.md's dependencies of " << part << " differ from CMake's";
+        ASSERT_TRUE(documented.count(part)) << page_name << "'s dependency list has no line for " << part;
+        EXPECT_EQ(linked[part], documented[part]) << page_name << "'s dependencies of " << part << " differ from CMake's";
     }
-    EXPECT_EQ(documented.size(), parts.size()) << "README.md lists a part CMake does not build";
+    EXPECT_EQ(documented.size(), parts.size()) << page_name << " lists a part CMake does not build";
 }
