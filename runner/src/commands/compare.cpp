@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "../command.hpp"
+#include "../output_flag.hpp"
 #include "vitals/results/comparison.hpp"
 #include "vitals/results/markup.hpp"
 #include "vitals/results/reporters.hpp"
@@ -21,7 +22,7 @@ public:
         app.add_option("before", before_, "Results before the change (ours or Google Benchmark's JSON)")->required();
         app.add_option("after", after_, "Results after the change")->required();
         report_.declare(app);
-        app.add_option("--json", json_path_, "Also write the comparison as JSON");
+        json_.declare(app, "--json", "Also write the comparison as JSON");
         app.add_option("--fail-on", fail_on_,
                        "Exit 1 when a case gets one of these verdicts: slower, faster, untested (comma-separated or "
                        "repeated; e.g. --fail-on slower). untested is a case read from aggregates only, where no "
@@ -42,7 +43,7 @@ public:
                                          trace, other));
         }
         if (before_is_trace) {
-            if (json_path_) throw UsageError("--json applies to results files, not to two traces");
+            if (json_.given()) throw UsageError("--json applies to results files, not to two traces");
             if (!fail_on_.empty()) throw UsageError("--fail-on applies to results files, not to two traces");
             try {
                 fmt::print("{}", profile_diff_report(before_, after_));
@@ -51,12 +52,7 @@ public:
             }
             return;
         }
-        std::optional<OutputFile> json;  // checked, its folder held, before the inputs are read
-        if (json_path_) {
-            json_path_ = output_for_this_rank(*json_path_);
-            json.emplace(*json_path_);
-            check_outputs_are_not_inputs({*json_path_}, {before_, after_});
-        }
+        const std::optional<OutputFile> json = json_.prepare({.inputs = {before_, after_}});  // before the inputs are read
         std::vector<std::string> warnings;
         const ResultsFile before = read_results_file_or_usage_error(before_, warnings);
         const ResultsFile after = read_results_file_or_usage_error(after_, warnings);
@@ -67,8 +63,8 @@ public:
             throw UsageError(e.what());
         }
         comparison.warnings = std::move(warnings);
-        // With the JSON on standard output, the table goes to standard error.
-        fmt::print(json_path_ && is_standard_output(*json_path_) ? stderr : stdout, "{}", render_comparison_text(comparison));
+        // With the JSON on standard output, this goes to standard error (OutputFlag).
+        fmt::print("{}", render_comparison_text(comparison));
         if (json) json->write(render_comparison_json(comparison));
         if (failures(comparison)) throw Failed();
     }
@@ -94,7 +90,7 @@ private:
     std::string before_, after_;
     std::vector<std::string> fail_on_;
     ReportFlags report_;
-    std::optional<std::string> json_path_;
+    OutputFlag json_;
 };
 
 }  // namespace

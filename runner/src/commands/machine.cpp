@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
+#include "../output_flag.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/machine.hpp"
 
@@ -16,15 +17,11 @@ class MachineCommand final : public Command {
 public:
     void declare(CLI::App& app) override {
         app.add_flag("--refresh", refresh_, "Measure again, even when figures of this machine are cached");
-        app.add_option("--json", json_path_, "Also write the figures as JSON");
+        json_.declare(app, "--json", "Also write the figures as JSON");
     }
 
     void run(const CommandContext&) override {
-        std::optional<OutputFile> json;  // checked before measuring, whose figures it receives
-        if (json_path_) {
-            json.emplace(*json_path_);
-            if (is_standard_output(*json_path_)) json.emplace(reserve_standard_output(*json_path_));
-        }
+        const std::optional<OutputFile> json = json_.prepare({});  // before measuring, whose figures it receives
         const bool terminal = ::isatty(STDERR_FILENO) != 0;
         bool line_open = false;  // a progress line waits for its end
         bool cache_failed = false;
@@ -61,7 +58,7 @@ public:
 
 private:
     bool refresh_ = false;
-    std::optional<std::string> json_path_;
+    OutputFlag json_;
 };
 
 }  // namespace

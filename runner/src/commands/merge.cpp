@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
+#include "../output_flag.hpp"
 #include "vitals/atomic_file.hpp"
 
 namespace vitals::cli {
@@ -13,13 +14,11 @@ class MergeCommand final : public Command {
 public:
     void declare(CLI::App& app) override {
         app.add_option("files", inputs_, "Results files to join")->required();
-        app.add_option("-o,--output", output_, "The joined file")->required();
+        output_.declare(app, "-o,--output", "The joined file")->required();
     }
 
     void run(const CommandContext&) override {
-        output_ = output_for_this_rank(output_);
-        const OutputFile output(output_);  // checked, its folder held, before the inputs are read
-        check_outputs_are_not_inputs({output_}, {inputs_.begin(), inputs_.end()});
+        const OutputFile output = *output_.prepare({.inputs = {inputs_.begin(), inputs_.end()}});  // before the inputs are read
         std::string merged;
         try {
             merged = merge_results(inputs_);
@@ -27,12 +26,12 @@ public:
             throw UsageError(e.what());
         }
         output.write(merged);
-        fmt::print(stderr, "merged {} file{} into {}\n", inputs_.size(), inputs_.size() > 1 ? "s" : "", output_);
+        fmt::print(stderr, "merged {} file{} into {}\n", inputs_.size(), inputs_.size() > 1 ? "s" : "", output_.path());
     }
 
 private:
     std::vector<std::string> inputs_;
-    std::string output_;
+    OutputFlag output_;
 };
 
 }  // namespace

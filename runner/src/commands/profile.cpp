@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "../command.hpp"
+#include "../output_flag.hpp"
 #include "../shard.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/timer_profile.hpp"
@@ -35,7 +36,7 @@ public:
         app.add_option("--sort-by", sort_by_, "Sort key (default cpu_time_total)");
         app.add_option("--row-limit", row_limit_, "Rows to print (default 100; -1: all, as torch)")
             ->transform(decimal_integer(-1, 1'000'000'000));
-        auto* trace_file = app.add_option("--trace", trace_file_, "Write the last trace as Chrome trace JSON");
+        auto* trace_file = trace_file_.declare(app, "--trace", "Write the last trace as Chrome trace JSON");
         auto* trace_dir = app.add_option("--trace-dir", trace_dir_,
                                          "Write every trace as <worker>.<ms>.pt.trace.json into this folder");
         trace_file->excludes(trace_dir);
@@ -68,11 +69,7 @@ public:
                                          "trainer",
                                          *worker_));
         }
-        if (trace_file_) {
-            trace_file_ = output_for_this_rank(*trace_file_);
-            check_output_path(*trace_file_);
-            trace_file_ = reserve_standard_output(*trace_file_);
-        }
+        trace_file_.prepare({});  // checked before recording; the trace is exported to its path
         profiler::ProfileOptions recording = recording_options(c.name);
 
         // A case that cannot run here (no CUDA device, say) is skipped, as under timeit and run.
@@ -110,9 +107,9 @@ private:
                 },
         });
         if (terminal && !one_window) fmt::print(stderr, "\n");
-        if (trace_file_) {
-            last.export_chrome_trace(*trace_file_);
-            fmt::print(stderr, "trace written to {}\n", *trace_file_);
+        if (trace_file_.given()) {
+            last.export_chrome_trace(trace_file_.write_path());
+            fmt::print(stderr, "trace written to {}\n", trace_file_.write_path());
         }
         if (traces_ == 0) {
             fmt::print(stderr, "no step was recorded: the schedule's active steps lie past --steps {}\n", steps_run);
@@ -189,7 +186,8 @@ private:
     bool record_shapes_ = false, profile_memory_ = false, group_by_input_shape_ = false;
     std::string sort_by_ = "cpu_time_total";
     int row_limit_ = 100;
-    std::optional<std::string> trace_file_, trace_dir_, worker_;
+    std::optional<std::string> trace_dir_, worker_;
+    OutputFlag trace_file_;
     bool gzip_ = false;
     std::optional<int> rank_, world_size_;
     AxisFlags axes_;

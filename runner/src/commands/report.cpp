@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
+#include "../output_flag.hpp"
 #include "vitals/results/markup.hpp"
 #include "vitals/atomic_file.hpp"
 
@@ -15,23 +16,17 @@ class ReportCommand final : public Command {
 public:
     void declare(CLI::App& app) override {
         app.add_option("files", inputs_, "Results files (two: before and after)")->required();
-        app.add_option("--html", html_, "Write a self-contained HTML report here");
-        app.add_option("--markdown", markdown_, "Write a markdown table here (for a pull request)");
+        html_.declare(app, "--html", "Write a self-contained HTML report here");
+        markdown_.declare(app, "--markdown", "Write a markdown table here (for a pull request)");
         report_.declare(app);
     }
 
     void run(const CommandContext&) override {
-        if (!html_ && !markdown_) throw UsageError("give --html OUT.html and/or --markdown OUT.md");
-        if (html_) html_ = output_for_this_rank(*html_);
-        if (markdown_) markdown_ = output_for_this_rank(*markdown_);
-        std::vector<std::filesystem::path> outputs;
-        if (html_) outputs.emplace_back(*html_);
-        if (markdown_) outputs.emplace_back(*markdown_);
-        // Checked, their folders held, before the inputs are read.
-        const std::optional<OutputFile> html = html_ ? std::optional<OutputFile>(std::in_place, *html_) : std::nullopt;
-        const std::optional<OutputFile> markdown =
-            markdown_ ? std::optional<OutputFile>(std::in_place, *markdown_) : std::nullopt;
-        check_outputs_are_not_inputs(outputs, {inputs_.begin(), inputs_.end()});
+        if (!html_.given() && !markdown_.given()) throw UsageError("give --html OUT.html and/or --markdown OUT.md");
+        // Before the inputs are read. Both may be "-": standard output stays shared.
+        const OutputFlag::Rules rules{.inputs = {inputs_.begin(), inputs_.end()}, .keep_standard_output = false};
+        const std::optional<OutputFile> html = html_.prepare(rules);
+        const std::optional<OutputFile> markdown = markdown_.prepare(rules);
         std::vector<NamedResults> runs;
         std::vector<std::optional<MachineCeilings>> ceilings;
         std::vector<std::string> warnings;
@@ -47,7 +42,7 @@ public:
 
 private:
     std::vector<std::string> inputs_;
-    std::optional<std::string> html_, markdown_;
+    OutputFlag html_, markdown_;
     ReportFlags report_;
 };
 

@@ -13,6 +13,7 @@
 #include "../command.hpp"
 #include "vitals/results/comparison.hpp"
 #include "../measure_flags.hpp"
+#include "../output_flag.hpp"
 #include "vitals/results/reporters.hpp"
 #include "vitals/results/roofline.hpp"
 #include "../shard.hpp"
@@ -28,7 +29,7 @@ namespace {
 // Profiles a case that came out slower than the baseline, as it was measured (a block of
 // number_per_run calls, after one such block of warm-up): its table, and its trace next
 // to the results (or in the current folder).
-void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::optional<std::string>& json_path) {
+void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::string& json_path) {
     Timer timer = c.timer();
     const profiler::Trace trace = timer.profile(
         {.number = number_per_run, .warmup_calls = number_per_run, .profile = {.record_shapes = true}});
@@ -36,7 +37,7 @@ void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::op
                trace.key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 15}));
     std::string file = c.name;
     std::replace(file.begin(), file.end(), '/', '_');
-    const std::filesystem::path folder = json_path ? std::filesystem::path(*json_path).parent_path() : std::filesystem::path();
+    const std::filesystem::path folder = std::filesystem::path(json_path).parent_path();
     const std::filesystem::path path = folder / (file + ".pt.trace.json");
     trace.export_chrome_trace(path);
     fmt::print("trace: {}\n", path.string());
@@ -87,7 +88,7 @@ public:
         app.add_option("--filter", filter_, "Only cases whose names match this regular expression");
         axes_.declare(app);
         measure_.declare(app);
-        auto* json = app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
+        auto* json = json_.declare(app, "--json", "Also write the results as JSON (Google Benchmark layout)");
         layout_.declare(app, json);
         app.add_option("--shard", shard_,
                        "Run the cases whose position modulo N is K (K/N); default from Slurm, MPI or torchrun variables");
@@ -142,13 +143,10 @@ public:
         // The results file, checked and its folder held before measuring: a relative path
         // stays where the run started, whatever a case does. An interrupted run writes
         // beside it, never over it ("out.json" -> "out.partial.json").
-        std::optional<OutputFile> output;
-        if (json_path_) {
-            json_path_ = output_for_this_rank(*json_path_, shard_ ? shard : std::nullopt);
-            output.emplace(*json_path_);
-            if (baseline_) check_outputs_are_not_inputs({*json_path_}, {*baseline_});
-            if (is_standard_output(*json_path_)) output.emplace(reserve_standard_output(*json_path_));
-        }
+        std::optional<OutputFile> output = json_.prepare({
+            .inputs = baseline_ ? std::vector<std::filesystem::path>{*baseline_} : std::vector<std::filesystem::path>{},
+            .shard = shard_ ? shard : std::nullopt,
+        });
         if (baseline_) baseline_cases_ = read_results_file_or_usage_error(*baseline_, baseline_warnings_).cases;
 
         const bool worker = worker_of_.has_value();
@@ -281,7 +279,7 @@ private:
     // be a closed pipe or a full disk by now: that ends the printing, not the results.
     void print_report(const Registry& registry, const std::vector<CaseResult>& results, bool interrupted,
                       bool lost_process) {
-        const std::string where = json_path_ && !write_failed_ ? fmt::format("; the results are in {}", *json_path_) : "";
+        const std::string where = json_.given() && !write_failed_ ? fmt::format("; the results are in {}", json_.path()) : "";
         try {
             if (const std::vector<Measurement> measured = measurements_for_tables(results); !measured.empty()) {
                 fmt::print("{}", Compare(measured).to_string());
@@ -321,12 +319,13 @@ private:
             for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
                 const auto measured =
                     std::find_if(results.begin(), results.end(), [&](const CaseResult& r) { return r.name == name; });
-                profile_slow_case(*registry.find(name), measured->measurement->number_per_run(), json_path_);
+                profile_slow_case(*registry.find(name), measured->measurement->number_per_run(), json_.path());
             }
         }
     }
 
-    std::optional<std::string> filter_, json_path_, shard_, baseline_;
+    std::optional<std::string> filter_, shard_, baseline_;
+    OutputFlag json_;
     std::optional<double> case_timeout_;
     std::optional<std::string> worker_of_;  // "P/N": this process is worker P of a run --processes N
     std::vector<CaseSamples> baseline_cases_;

@@ -5,6 +5,7 @@
 
 #include "../command.hpp"
 #include "../measure_flags.hpp"
+#include "../output_flag.hpp"
 #include "vitals/results/roofline.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/instructions.hpp"
@@ -25,7 +26,7 @@ public:
             ->transform(decimal_integer(1, kMaxCalls))
             ->excludes("--adaptive")
             ->excludes("--min-run-time");
-        auto* json = app.add_option("--json", json_path_, "Also write the results as JSON (Google Benchmark layout)");
+        auto* json = json_.declare(app, "--json", "Also write the results as JSON (Google Benchmark layout)");
         layout_.declare(app, json);
         app.add_flag("--roofline", roofline_,
                      "Also place the case against this machine's limits (measured once by 'vitals machine', then cached)");
@@ -43,11 +44,7 @@ public:
             timer.collect_instructions({.number = count_number});
             return;
         }
-        if (json_path_) {  // checked, its folder held, before measuring
-            json_path_ = output_for_this_rank(*json_path_);
-            output_.emplace(*json_path_);
-            if (is_standard_output(*json_path_)) output_.emplace(reserve_standard_output(*json_path_));
-        }
+        output_ = json_.prepare({});  // before measuring
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) {
             print_with_instructions(context, c, std::move(result), count_number);
@@ -64,7 +61,7 @@ public:
                 try {
                     limits = limits_for_roofline();
                 } catch (const std::exception& e) {
-                    print_error(fmt::format("no roofline: {}{}", e.what(), json_path_ ? "; the results were written without it" : ""));
+                    print_error(fmt::format("no roofline: {}{}", e.what(), json_.given() ? "; the results were written without it" : ""));
                     throw Failed();
                 }
                 if (const std::optional<RooflinePoint> point = place_case(limits, *result.measurement)) {
@@ -108,7 +105,7 @@ private:
 
     std::string name_;
     MeasureOptions measure_;
-    std::optional<std::string> json_path_;
+    OutputFlag json_;
     std::optional<OutputFile> output_;
     ResultsLayoutFlags layout_;
     AxisFlags axes_;

@@ -1,0 +1,47 @@
+// An output file option (--json, --html, -o, --trace) and the steps every command takes
+// with it before any work. Internal to the runner.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shard.hpp"
+#include "vitals/atomic_file.hpp"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
+namespace vitals::cli {
+
+class OutputFlag {
+public:
+    // Declares the option ("--json", "-o,--output") on `app`.
+    CLI::Option* declare(CLI::App& app, const std::string& names, const std::string& description);
+
+    struct Rules {
+        std::vector<std::filesystem::path> inputs;  // the file may be none of these
+        std::optional<Shard> shard;  // an explicit --shard, named in the file under a launcher
+        // false: standard output stays shared, for a second output that may also be "-" (report)
+        bool keep_standard_output = true;
+    };
+    // Before any work: the path for this launcher rank (output_for_this_rank), checked and
+    // its folder held, refused when it is one of the inputs, and standard output kept for
+    // it alone when it names it (reserve_standard_output). Nullopt when not given.
+    std::optional<OutputFile> prepare(const Rules& rules);
+
+    bool given() const { return path_.has_value(); }
+    // The path as prepared ("out.rank1.json"), for messages; "" when not given.
+    std::string path() const { return path_.value_or(""); }
+    // Where the file is written: the prepared path, or the kept standard output's /dev/fd/N.
+    const std::string& write_path() const { return write_path_; }
+
+private:
+    std::optional<std::string> path_;
+    std::string write_path_;
+};
+
+}  // namespace vitals::cli
