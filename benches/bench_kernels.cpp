@@ -36,14 +36,10 @@ using k::Tensor;
 
 // Times op() for the case (manual time) and each of `others` in turns with it, returning
 // the others' seconds a call: what a ratio divides by sees the machine at the same moment
-// as the op. Timed minutes apart, as cases of their own, they did not: on a shared VM
-// whose speed moves by 1.5-2x from one minute to the next, a ratio took the swing as its
-// own. Each turn is a block of calls lasting about kTurn, after untimed calls for an
-// eighth of that, so each runs as its own back-to-back calls leave the caches: a 1M f64
-// mask after each call of its 16 MB of copies ran from memory (0.48 of the copy, 0.70 in
-// blocks), and MASK INDICES "after", run straight after "before", takes three calls to
-// come back to speed (1M at 10%: 436, 233, 140, then 118 us; on average 340 us a call in
-// turns of 2 ms, 144 in turns of 100 ms, 128 alone).
+// as the op (on a shared VM the speed moves from one minute to the next, and cases timed
+// apart would take that swing for a ratio). Each turn is a block of calls lasting about
+// kTurn, after untimed calls for an eighth of that, so each runs with the caches its own
+// back-to-back calls leave, not those the other's calls left.
 template <class Op, class... Others>
 std::array<double, sizeof...(Others)> time_in_turns(benchmark::State& state, Op&& op, Others&&... others) {
     using Clock = std::chrono::steady_clock;
@@ -90,9 +86,9 @@ std::array<double, sizeof...(Others)> time_in_turns(benchmark::State& state, Op&
 constexpr const char* kEigenSecondsCounter = "eigen_seconds_per_call";
 
 // k::matmul through tensors, in turns with the same Eigen product of the same data into
-// a result allocated once (a fresh 1 MB Matrix per call would time glibc's mmap and page
-// faults, +35% at 512x512 float, which the tensors' block cache avoids): their ratio is
-// what the tensor layer costs (1.00: nothing).
+// a result allocated once (a fresh Matrix per call would time glibc's mmap and page
+// faults, which the tensors' block cache avoids): their ratio is what the tensor layer
+// costs (1.00: nothing).
 template <class T>
 void BM_TensorMatmul(benchmark::State& state) {
     using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -117,8 +113,8 @@ BENCHMARK(BM_TensorMatmul<double>)->Arg(128)->Arg(512)->UseManualTime()->Unit(be
 
 // A copy's source and destination in one allocation, the destination half a page past
 // a page boundary from the source. Two separate buffers of 128 KiB or more are mapped
-// page-aligned, so every load aliases a store of the same page offset (4 KiB aliasing):
-// a 256 KiB memcpy once ran at 5.6 GB/s beside 50-65 GB/s at the other sizes.
+// page-aligned, so every load aliases a store of the same page offset (4 KiB aliasing),
+// which slows the copy several times over.
 class CopyBuffers {
 public:
     explicit CopyBuffers(std::size_t bytes)

@@ -35,9 +35,8 @@ void for_each_block_index(std::int64_t blocks, const std::function<void(std::int
 
 // The scan takes 64 elements at a time; on the baseline path of an AVX2 build a word of
 // up to this many hits is staged from its bit positions in one round of eight, a denser
-// one 16 elements at a time through tables of positions (one thread on Zen 4, against
-// rounds of eight up to 24 hits: as fast at 10% hits, a third faster at 30%). Without
-// AVX2 every word goes from its bit positions, eight at a time.
+// one 16 elements at a time through tables of positions, which beats further rounds of
+// eight. Without AVX2 every word goes from its bit positions, eight at a time.
 inline constexpr int kSparseWordHits = 8;
 
 // The code the first pass runs: `best` is AVX-512 VBMI2 where avx512_vbmi2_allowed(),
@@ -127,10 +126,9 @@ void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std
 bool compress_supported(ScanPath path = ScanPath::best);
 
 // Whether compress_values on `path` beats staging the values otherwise, for `hits` hits
-// among n elements: a gather at StagedHits' positions on AVX-512 (measured crossover on
-// Zen 4, 1M floats, one thread: 20-25% hits, so from 25%), StagedValues on the baseline
-// (Zen 3, AVX2, the same case: within 4% of each other from 20% to 35% hits, compress
-// ahead from 40%, 286 against 326 us, and at 50%, 286 against 364; so from 35%).
+// among n elements: a gather at StagedHits' positions on AVX-512 (from 25% hits),
+// StagedValues on the baseline (from 35%). Both thresholds are measured crossovers (1M
+// floats, one thread; Zen 4 for AVX-512, Zen 3 for AVX2).
 bool compress_pays(std::int64_t hits, std::int64_t n, ScanPath path = ScanPath::best);
 
 // The most entries a word's value staging writes past its last hit (a round of eight, or
@@ -139,10 +137,9 @@ inline constexpr std::int64_t kValueSlack = 8;
 
 // masked_select's first pass on the baseline path (where AVX-512 VBMI2 is not allowed):
 // the value at each hit of mask[0, n) staged as the mask is read, into a region per
-// block, so that the second pass is a copy. Staging positions (StagedHits) and gathering
-// from them reads the positions back and each hit's value on its own (1M floats at 10%
-// hits, one thread, Zen 3, interleaved in one process: 175-203 against 217-259 us). Blocks
-// go as StagedHits' do; once the first block shows a dense mask (compress_pays on the
+// block, so that the second pass is a copy: staging positions (StagedHits) and gathering
+// from them reads the positions back and each hit's value on its own, which is slower.
+// Blocks go as StagedHits' do; once the first block shows a dense mask (compress_pays on the
 // baseline), the others are only counted, and write() compresses the values from the
 // mask (compress_values). Temporary memory, from the CPU allocator: sizeof(T) per
 // element reserved (and 16 bytes per block), about sizeof(T) per hit written.
