@@ -24,7 +24,7 @@
 #include <vitals/kernels/kernels.hpp>
 #include <vitals/vitals.hpp>
 
-#include "nonzero_scan.hpp"
+#include "scan/staged_hits.hpp"
 #include "yardstick.hpp"
 
 namespace {
@@ -222,7 +222,7 @@ void BM_Nonzero2D(benchmark::State& state) { time_nonzero(state, {kSide, kSide})
 // is the baseline already (the row above measures it; VITALS_MAX_CPU_ISA=avx2 makes it so
 // for every op here).
 void BM_NonzeroBaseline(benchmark::State& state) {
-    namespace scan = vitals::kernels::nonzero_scan;
+    namespace scan = vitals::kernels::scan;
     if (!scan::avx512_vbmi2_allowed()) {
         state.SkipWithError("skipped: this CPU runs the baseline path in BM_Nonzero");
         return;
@@ -366,9 +366,9 @@ public:
         }
         fmt::print("\nbytes per second of each op / the faster of memcpy and a vector copy of the same bytes (target >= 0.50):\n");
         fmt::print("  (the nonzero scan's best path on this CPU: {}; BM_NonzeroBaseline forces the baseline)\n",
-                   vitals::kernels::nonzero_scan::avx512_vbmi2_allowed()     ? "AVX-512 VBMI2"
-                   : vitals::kernels::nonzero_scan::avx512_vbmi2_supported() ? "the baseline, AVX2 (VITALS_MAX_CPU_ISA=avx2)"
-                                                                             : "the baseline, AVX2");
+                   vitals::kernels::scan::avx512_vbmi2_allowed()     ? "AVX-512 VBMI2"
+                   : vitals::kernels::scan::avx512_vbmi2_supported() ? "the baseline, AVX2 (VITALS_MAX_CPU_ISA=avx2)"
+                                                                     : "the baseline, AVX2");
         bandwidth_ratio("BM_Relu");
         for (const std::int64_t n : kSizes) {
             for (const DType dtype : kMaskDtypes) bandwidth_ratio(fmt::format("BM_Mask/{}/{}", static_cast<int>(dtype), n));

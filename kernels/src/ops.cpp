@@ -1,6 +1,7 @@
 // The kernel-set operations. Each one enters through its OpScope (the point the profiler
 // hooks), checks its arguments (checks.hpp), allocates its result, and hands the work to
-// the backend of its tensors' device: cpu_backend or cuda_backend, by element type.
+// the backend of its tensors' device: cpu_backend (scan/ for nonzero and masked_select)
+// or cuda_backend, by element type.
 #include "vitals/kernels/ops.hpp"
 
 #include <type_traits>
@@ -8,31 +9,13 @@
 #include "checks.hpp"
 #include "cpu_backend.hpp"
 #include "cuda_backend.hpp"
-#include "nonzero_scan.hpp"
+#include "scan/scan.hpp"
+#include "type_dispatch.hpp"
 #include "vitals/kernels/cuda_context.hpp"
 #include "vitals/kernels/op_hooks.hpp"
 
 namespace vitals::kernels {
 namespace {
-
-// Calls f(T{}) with T the float type of `dtype`.
-template <class F>
-decltype(auto) with_float_type(DType dtype, F&& f) {
-    if (dtype == DType::f32) return f(float{});
-    return f(double{});
-}
-
-// Calls f(T{}) with T the C++ type of any dtype.
-template <class F>
-decltype(auto) with_any_type(DType dtype, F&& f) {
-    switch (dtype) {
-        case DType::f32: return f(float{});
-        case DType::f64: return f(double{});
-        case DType::boolean: return f(bool{});
-        case DType::i64: break;
-    }
-    return f(std::int64_t{});
-}
 
 // c (+)= op(a) @ op(b) on c's device.
 void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bool accumulate) {
@@ -177,14 +160,7 @@ Tensor nonzero(const Tensor& x) {
         }
         return out;
     }
-    // CPU: find the hits, allocate exactly, then write them.
-    return with_any_type(x.dtype(), [&](auto zero) {
-        using T = decltype(zero);
-        const nonzero_scan::StagedHits hits(x.data<T>(), n);
-        Tensor out = Tensor::empty({hits.count(), dims}, DType::i64, Device::cpu);
-        cpu_backend::nonzero(hits, shape, out.data<std::int64_t>());
-        return out;
-    });
+    return scan::nonzero(x);
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
@@ -204,22 +180,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
             }
             return out;
         }
-        // CPU: find the hits of the mask, allocate exactly, then write the values: off
-        // AVX-512 staged with the hits, on it gathered at the staged positions.
-        return with_any_type(mask.dtype(), [&](auto mask_zero) {
-            using M = decltype(mask_zero);
-            if (!nonzero_scan::avx512_vbmi2_allowed()) {
-                const nonzero_scan::StagedValues<T, M> staged(mask.data<M>(), x.data<T>(), n);
-                Tensor out = Tensor::empty({staged.count()}, x.dtype(), Device::cpu);
-                staged.write(out.data<T>());
-                return out;
-            }
-            const nonzero_scan::StagedHits hits(mask.data<M>(), n, nonzero_scan::ScanPath::best,
-                                                nonzero_scan::Staging::counts_when_dense);
-            Tensor out = Tensor::empty({hits.count()}, x.dtype(), Device::cpu);
-            cpu_backend::masked_select<T, M>(hits, mask.data<M>(), x.data<T>(), n, out.data<T>());
-            return out;
-        });
+        return scan::masked_select(x, mask);
     });
 }
 

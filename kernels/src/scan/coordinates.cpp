@@ -1,6 +1,6 @@
 // nonzero's second pass for two or more dimensions: the coordinates of the staged hits,
 // written a row of the tensor at a time (see unravel_ascending).
-#include "nonzero_coordinates.hpp"
+#include "coordinates.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +13,7 @@
 #include <immintrin.h>
 #endif
 
-namespace vitals::kernels::nonzero_scan {
+namespace vitals::kernels::scan {
 namespace {
 
 // The row (a run of the last dimension) that the latest hit fell in: its flat range
@@ -168,7 +168,7 @@ private:
 
 void write_coordinates(const StagedHits& hits, const Shape& shape, std::int64_t* out) {
     if (!hits.has_positions()) {
-        throw std::logic_error("nonzero_scan::write_coordinates: the scan kept counts only (Staging::counts_when_dense)");
+        throw std::logic_error("scan::write_coordinates: the scan kept counts only (Staging::counts_when_dense)");
     }
     const auto dims = static_cast<std::int64_t>(shape.size());
     // Each block (on a thread of its own, perhaps) finds its first row anew: one division.
@@ -179,4 +179,4 @@ void write_coordinates(const StagedHits& hits, const Shape& shape, std::int64_t*
     });
 }
 
-}  // namespace vitals::kernels::nonzero_scan
+}  // namespace vitals::kernels::scan

@@ -13,12 +13,13 @@
 //   its stores on 32-byte boundaries.
 // - Both passes go block by block, the blocks shared among the intra-op threads.
 // A dense masked_select compresses the values instead of reading staged positions
-// (masked_compress.cpp); the words of hit bits both read are in scan_words.hpp.
+// (masked_compress.cpp); the words of hit bits both read are in words.hpp.
 // Each word's staging may write up to kStagingSlack positions past its last hit, which
 // the next word overwrites; each block's region holds that much past its last element.
-#include "nonzero_scan.hpp"
+#include "staged_hits.hpp"
 
-#include "scan_words.hpp"
+#include "masked_compress.hpp"
+#include "words.hpp"
 #include "vitals/cpu_isa.hpp"
 #include "vitals/kernels/allocator.hpp"
 
@@ -31,7 +32,7 @@
 
 #include <omp.h>
 
-namespace vitals::kernels::nonzero_scan {
+namespace vitals::kernels::scan {
 namespace {
 
 using words::hit_bits;
@@ -40,7 +41,7 @@ using words::lowest_set_bit;
 using words::partial_hit_bits;
 
 [[noreturn]] void fail_no_positions(const char* what) {
-    throw std::logic_error(std::string("nonzero_scan::") + what + ": the scan kept counts only (Staging::counts_when_dense)");
+    throw std::logic_error(std::string("scan::") + what + ": the scan kept counts only (Staging::counts_when_dense)");
 }
 
 #if defined(VITALS_SCAN_AVX2)
@@ -213,7 +214,7 @@ template <class T>
 StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path, Staging staging) {
     path = words::resolved(path);
     if (path == ScanPath::avx512_vbmi2 && !avx512_vbmi2_supported()) {
-        throw std::logic_error("nonzero_scan: this CPU does not run AVX-512 VBMI2");
+        throw std::logic_error("scan: this CPU does not run AVX-512 VBMI2");
     }
     blocks_ = (n + kBlock - 1) / kBlock;
     // The block counts and the hits before each first (8-byte aligned), then the blocks'
@@ -293,7 +294,7 @@ void for_each_block_index(std::int64_t blocks, const std::function<void(std::int
         try {
             fn(block);
         } catch (...) {
-#pragma omp critical(vitals_nonzero_scan_failure)
+#pragma omp critical(vitals_scan_failure)
             if (!failure) failure = std::current_exception();
         }
     };
@@ -327,4 +328,4 @@ template StagedHits::StagedHits(const double*, std::int64_t, ScanPath, Staging);
 template StagedHits::StagedHits(const bool*, std::int64_t, ScanPath, Staging);
 template StagedHits::StagedHits(const std::int64_t*, std::int64_t, ScanPath, Staging);
 
-}  // namespace vitals::kernels::nonzero_scan
+}  // namespace vitals::kernels::scan
