@@ -5,6 +5,7 @@
 #include "vitals/kernels/ops.hpp"
 
 #include <type_traits>
+#include <utility>
 
 #include "checks.hpp"
 #include "cpu_backend.hpp"
@@ -17,16 +18,25 @@
 namespace vitals::kernels {
 namespace {
 
+// Calls the backend entry of `device` with the same arguments: cuda(args..., stream) on a
+// GPU, on the current stream, cpu(args...) otherwise. The entries are the two backends'
+// functions of one name (cpu_backend::relu<T> and cuda_backend::relu<T>).
+template <class Cpu, class Cuda, class... Args>
+void on_device(Device device, Cpu cpu, Cuda cuda, Args&&... args) {
+    if (device == Device::cuda) {
+        cuda(std::forward<Args>(args)..., current_stream());
+    } else {
+        cpu(std::forward<Args>(args)...);
+    }
+}
+
 // c (+)= op(a) @ op(b) on c's device.
 void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bool accumulate) {
     const std::int64_t m = c.size(0), n = c.size(1), k = ta ? a.size(0) : a.size(1);
     with_float_type(c.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (c.device() == Device::cuda) {
-            cuda_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate, current_stream());
-        } else {
-            cpu_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate);
-        }
+        on_device(c.device(), cpu_backend::gemm<T>, cuda_backend::gemm<T>, ta, tb, m, n, k, a.data<T>(), b.data<T>(),
+                  c.data<T>(), accumulate);
     });
 }
 
@@ -59,11 +69,8 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, bool transpos
     Tensor out = Tensor::empty({s.m, s.n}, a.dtype(), a.device());
     with_float_type(a.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (out.device() == Device::cuda) {
-            cuda_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n, current_stream());
-        } else {
-            cpu_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n);
-        }
+        on_device(out.device(), cpu_backend::broadcast_rows<T>, cuda_backend::broadcast_rows<T>, bias.data<T>(),
+                  out.data<T>(), s.m, s.n);
     });
     gemm_into(out, a, b, false, transpose_b, true);
     return out;
@@ -81,11 +88,8 @@ Tensor sum_rows(const Tensor& x) {
     Tensor out = Tensor::empty({x.size(1)}, x.dtype(), x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (x.device() == Device::cuda) {
-            cuda_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1), current_stream());
-        } else {
-            cpu_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1));
-        }
+        on_device(x.device(), cpu_backend::sum_rows<T>, cuda_backend::sum_rows<T>, x.data<T>(), out.data<T>(), x.size(0),
+                  x.size(1));
     });
     return out;
 }
@@ -96,11 +100,7 @@ Tensor relu(const Tensor& x) {
     Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (x.device() == Device::cuda) {
-            cuda_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel(), current_stream());
-        } else {
-            cpu_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel());
-        }
+        on_device(x.device(), cpu_backend::relu<T>, cuda_backend::relu<T>, x.data<T>(), out.data<T>(), x.numel());
     });
     return out;
 }
@@ -111,11 +111,8 @@ Tensor relu_backward(const Tensor& grad, const Tensor& input) {
     Tensor out = Tensor::empty(grad.shape(), grad.dtype(), grad.device());
     with_float_type(grad.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (grad.device() == Device::cuda) {
-            cuda_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel(), current_stream());
-        } else {
-            cpu_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel());
-        }
+        on_device(grad.device(), cpu_backend::relu_backward<T>, cuda_backend::relu_backward<T>, grad.data<T>(),
+                  input.data<T>(), out.data<T>(), grad.numel());
     });
     return out;
 }
@@ -130,12 +127,8 @@ Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dty
         with_any_type(mask_dtype, [&](auto mask_zero) {
             using M = decltype(mask_zero);
             if constexpr (!std::is_same_v<M, std::int64_t>) {
-                if (x.device() == Device::cuda) {
-                    cuda_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel(),
-                                                      current_stream());
-                } else {
-                    cpu_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel());
-                }
+                on_device(x.device(), cpu_backend::relation_mask<T, M>, cuda_backend::relation_mask<T, M>, x.data<T>(), op,
+                          static_cast<T>(scalar), out.data<M>(), x.numel());
             }
         });
     });
@@ -145,42 +138,36 @@ Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dty
 Tensor nonzero(const Tensor& x) {
     OpScope scope("nonzero", {&x});
     checks::require_defined("nonzero", x, "input");
+    if (x.device() != Device::cuda) return scan::nonzero(x);
     const std::int64_t n = x.numel();
     // One row of coordinates per hit; a 0-D tensor, like torch's, gives rows of none.
     const std::int64_t dims = x.dim();
-    const Shape& shape = x.shape();
-    if (x.device() == Device::cuda) {
-        // Flat indices first (capacity n), then coordinates for the hits.
-        Tensor flat = Tensor::empty({n}, DType::i64, x.device());
-        const std::int64_t count =
-            cuda_backend::nonzero_flat(x.raw_data(), x.dtype(), n, flat.data<std::int64_t>(), current_stream());
-        Tensor out = Tensor::empty({count, dims}, DType::i64, x.device());
-        if (count > 0 && dims > 0) {
-            cuda_backend::unravel(flat.data<std::int64_t>(), count, shape, out.data<std::int64_t>(), current_stream());
-        }
-        return out;
+    // Flat indices first (capacity n), then coordinates for the hits.
+    Tensor flat = Tensor::empty({n}, DType::i64, x.device());
+    const std::int64_t count = cuda_backend::nonzero_flat(x.raw_data(), x.dtype(), n, flat.data<std::int64_t>(), current_stream());
+    Tensor out = Tensor::empty({count, dims}, DType::i64, x.device());
+    if (count > 0 && dims > 0) {
+        cuda_backend::unravel(flat.data<std::int64_t>(), count, x.shape(), out.data<std::int64_t>(), current_stream());
     }
-    return scan::nonzero(x);
+    return out;
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
     OpScope scope("masked_select", {&x, &mask});
     checks::masked_select(x, mask);
+    if (x.device() != Device::cuda) return scan::masked_select(x, mask);
     const std::int64_t n = x.numel();
     return with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (x.device() == Device::cuda) {
-            Tensor buffer = Tensor::empty({n}, x.dtype(), x.device());
-            const std::int64_t count = cuda_backend::masked_select<T>(x.data<T>(), mask.raw_data(), mask.dtype(), n,
-                                                                      buffer.data<T>(), current_stream());
-            Tensor out = Tensor::empty({count}, x.dtype(), x.device());
-            if (count > 0) {
-                cuda_backend::copy(out.raw_data(), buffer.raw_data(), out.nbytes(),
-                                   cuda_backend::CopyKind::device_to_device, current_stream());
-            }
-            return out;
+        Tensor buffer = Tensor::empty({n}, x.dtype(), x.device());
+        const std::int64_t count = cuda_backend::masked_select<T>(x.data<T>(), mask.raw_data(), mask.dtype(), n,
+                                                                  buffer.data<T>(), current_stream());
+        Tensor out = Tensor::empty({count}, x.dtype(), x.device());
+        if (count > 0) {
+            cuda_backend::copy(out.raw_data(), buffer.raw_data(), out.nbytes(), cuda_backend::CopyKind::device_to_device,
+                               current_stream());
         }
-        return scan::masked_select(x, mask);
+        return out;
     });
 }
 
@@ -191,11 +178,8 @@ Tensor mse_loss(const Tensor& pred, const Tensor& target) {
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const std::int64_t n = pred.numel();
-        if (pred.device() == Device::cuda) {
-            cuda_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
-        } else {
-            cpu_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n);
-        }
+        on_device(pred.device(), cpu_backend::mse_loss<T>, cuda_backend::mse_loss<T>, pred.data<T>(), target.data<T>(),
+                  out.data<T>(), n);
     });
     return out;
 }
@@ -207,11 +191,8 @@ Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const std::int64_t n = pred.numel();
-        if (pred.device() == Device::cuda) {
-            cuda_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
-        } else {
-            cpu_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n);
-        }
+        on_device(pred.device(), cpu_backend::mse_loss_backward<T>, cuda_backend::mse_loss_backward<T>, pred.data<T>(),
+                  target.data<T>(), out.data<T>(), n);
     });
     return out;
 }
@@ -221,11 +202,8 @@ void sgd_step(Tensor& param, const Tensor& grad, double lr) {
     checks::sgd_step(param, grad, lr);
     with_float_type(param.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (param.device() == Device::cuda) {
-            cuda_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel(), current_stream());
-        } else {
-            cpu_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel());
-        }
+        on_device(param.device(), cpu_backend::sgd_step<T>, cuda_backend::sgd_step<T>, param.data<T>(), grad.data<T>(),
+                  static_cast<T>(lr), param.numel());
     });
 }
 
