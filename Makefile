@@ -32,7 +32,7 @@ SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVITALS_CUDA=OFF -DVITALS_I
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := results_reader chrome_trace_reader schedule cli merge filter output_path
 
-.PHONY: all deps test-deps configure build test test-sanitize test-tsan fuzz-build fuzz-smoke fuzz demo bench install gpu-bundle clean
+.PHONY: all deps test-deps configure build test test-sanitize test-tsan fuzz-build fuzz-smoke fuzz demo bench figures install gpu-bundle clean
 
 all: build
 
@@ -103,6 +103,10 @@ bench: build
 	$(BUILD_DIR)/bin/vitals_bench_kernels
 	$(BUILD_DIR)/bin/vitals_bench_profiler
 	$(BUILD_DIR)/bin/vitals_bench_stop_rules
+
+# docs/performance.md, regenerated from a run of the benches.
+figures: build
+	scripts/figures.sh $(BUILD_DIR)
 
 install: build
 	cmake --install $(BUILD_DIR) $(if $(PREFIX),--prefix $(PREFIX))

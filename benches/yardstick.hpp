@@ -2,13 +2,11 @@
 // from producing a ratio. A yardstick is the faster of two copies of the same bytes
 // (memcpy and a plain vector loop); one that disagrees by more than 2x with the copies of
 // every neighbouring size, and does not lie between them, is doubted, and its ratios are
-// not printed: a 256 KiB memcpy once ran at a tenth of its neighbours' speed (4 KiB
-// aliasing), which made a ratio shown to users ten times too high. A copy slower than
-// the smaller size's and faster than the larger's is a step down the cache levels, however
-// steep: on a Zen 3 EPYC (512 KiB L2, 32 MiB L3), 64 GB/s at 9 MB, 27.6 at 16.8 MB and
-// 12.1 at 30 MB. So is the largest size's copy slower than the one below it (on a Zen 4
-// EPYC, 50 GB/s at 30 MB, 19 at 84 MB, out of its 32 MiB L3), and the smallest size's
-// faster than the one above it: at the edges there is one neighbour to step from.
+// not printed: a copy slowed by an accident (4 KiB aliasing) would make a ratio many times
+// too high. A copy slower than the smaller size's and faster than the larger's is a step
+// down the cache levels, however steep (a step out of L3 can be 2-3x). So is the largest
+// size's copy slower than the one below it, and the smallest size's faster than the one
+// above it: at the edges there is one neighbour to step from.
 #pragma once
 
 #include <algorithm>

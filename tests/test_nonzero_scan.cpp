@@ -17,12 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "nonzero_scan.hpp"
+#include "scan/masked_compress.hpp"
+#include "scan/staged_hits.hpp"
 #include "sanitizers.hpp"
 #include "vitals/cpu_isa.hpp"
 #include "vitals/threads.hpp"
 
-namespace scan = vitals::kernels::nonzero_scan;
+namespace scan = vitals::kernels::scan;
 
 namespace {
 

@@ -3,12 +3,10 @@
 #include "cpu_backend.hpp"
 
 #include <Eigen/Core>
-#include <algorithm>
 #include <limits>
 #include <type_traits>
 
 #include "elementwise.hpp"
-#include "nonzero_coordinates.hpp"
 
 namespace vitals::kernels::cpu_backend {
 namespace {
@@ -102,33 +100,6 @@ void relation_mask(const T* x, Relation op, T scalar, M* out, std::int64_t n) {
     });
 }
 
-void nonzero(const nonzero_scan::StagedHits& hits, const Shape& shape, std::int64_t* out) {
-    // Widened straight into the result for one dimension, unravelled for more.
-    if (shape.size() == 1) {
-        hits.write_indices(out);
-    } else if (shape.size() > 1) {
-        nonzero_scan::write_coordinates(hits, shape, out);
-    }
-}
-
-template <class T, class M>
-void masked_select(const nonzero_scan::StagedHits& hits, const M* mask, const T* x, std::int64_t n, T* out) {
-    // Hits common enough (compress_pays; counted only, then): a compress of the values,
-    // whose cost follows the elements, beats a gather at the staged positions, whose
-    // cost follows the hits.
-    const bool dense = !hits.has_positions() || nonzero_scan::compress_pays(hits.count(), n);
-    hits.for_each_block([&](std::int64_t start, const std::uint16_t* positions, std::int64_t count, std::int64_t first) {
-        if (dense) {
-            const std::int64_t len = std::min(nonzero_scan::kBlock, n - start);
-            nonzero_scan::compress_values(mask + start, x + start, len, out + first, count);
-            return;
-        }
-        const T* block = x + start;
-        T* block_out = out + first;
-        for (std::int64_t i = 0; i < count; ++i) block_out[i] = block[positions[i]];
-    });
-}
-
 template <class T>
 void mse_loss(const T* pred, const T* target, T* out, std::int64_t n) {
     const elementwise::SquaredError<T> squared;
@@ -157,11 +128,6 @@ void sgd_step(T* param, const T* grad, T lr, std::int64_t n) {
     template void relation_mask<T, bool>(const T*, Relation, T, bool*, std::int64_t);                                   \
     template void relation_mask<T, float>(const T*, Relation, T, float*, std::int64_t);                                 \
     template void relation_mask<T, double>(const T*, Relation, T, double*, std::int64_t);                               \
-    template void masked_select<T, float>(const nonzero_scan::StagedHits&, const float*, const T*, std::int64_t, T*);   \
-    template void masked_select<T, double>(const nonzero_scan::StagedHits&, const double*, const T*, std::int64_t, T*); \
-    template void masked_select<T, bool>(const nonzero_scan::StagedHits&, const bool*, const T*, std::int64_t, T*);     \
-    template void masked_select<T, std::int64_t>(const nonzero_scan::StagedHits&, const std::int64_t*, const T*,        \
-                                                 std::int64_t, T*);                                                     \
     template void mse_loss<T>(const T*, const T*, T*, std::int64_t);                                                    \
     template void mse_loss_backward<T>(const T*, const T*, T*, std::int64_t);                                           \
     template void sgd_step<T>(T*, const T*, T, std::int64_t);

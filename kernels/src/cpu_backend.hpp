@@ -1,13 +1,12 @@
 // The CPU side of the kernel set, as plain functions over host pointers: Eigen for
 // products, plain loops over the functors of elementwise.hpp (which the CUDA kernels call
-// too) for elementwise work, the staged scan of nonzero_scan.hpp for nonzero and
-// masked_select. Internal: implemented in src/cpu_backend.cpp, for T = float or double;
-// ops.cpp checks the arguments first. Synchronous.
+// too) for elementwise work (nonzero and masked_select have a folder of their own,
+// scan/). Internal: implemented in src/cpu_backend.cpp, for T = float or double; ops.cpp
+// checks the arguments first. Synchronous.
 #pragma once
 
 #include <cstdint>
 
-#include "nonzero_scan.hpp"
 #include "vitals/kernels/ops.hpp"
 
 namespace vitals::kernels::cpu_backend {
@@ -31,15 +30,6 @@ void relu_backward(const T* grad, const T* input, T* out, std::int64_t n);
 // out[i] = (x[i] OP scalar) ? 1 : 0, M = bool, float or double.
 template <class T, class M>
 void relation_mask(const T* x, Relation op, T scalar, M* out, std::int64_t n);
-
-// nonzero's second pass: the hits of a tensor of `shape`, shape.size() int64 per hit, to
-// out[0, hits.count() * shape.size()) (nothing for a 0-D tensor).
-void nonzero(const nonzero_scan::StagedHits& hits, const Shape& shape, std::int64_t* out);
-// masked_select's second pass on AVX-512 (off it, StagedValues writes the values): the
-// values x[0, n) where mask, on which `hits` were staged, is non-zero, in order, to
-// out[0, hits.count()). M = any element type.
-template <class T, class M>
-void masked_select(const nonzero_scan::StagedHits& hits, const M* mask, const T* x, std::int64_t n, T* out);
 
 // *out = mean((pred - target)^2); NaN for n == 0.
 template <class T>

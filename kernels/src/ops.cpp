@@ -1,37 +1,33 @@
 // The kernel-set operations. Each one enters through its OpScope (the point the profiler
 // hooks), checks its arguments (checks.hpp), allocates its result, and hands the work to
-// the backend of its tensors' device: cpu_backend or cuda_backend, by element type.
+// the backend of its tensors' device: cpu_backend (scan/ for nonzero and masked_select)
+// or cuda_backend, by element type.
 #include "vitals/kernels/ops.hpp"
 
 #include <type_traits>
+#include <utility>
 
 #include "checks.hpp"
 #include "cpu_backend.hpp"
 #include "cuda_backend.hpp"
-#include "nonzero_scan.hpp"
+#include "scan/scan.hpp"
+#include "type_dispatch.hpp"
 #include "vitals/kernels/cuda_context.hpp"
 #include "vitals/kernels/op_hooks.hpp"
 
 namespace vitals::kernels {
 namespace {
 
-// Calls f(T{}) with T the float type of `dtype`.
-template <class F>
-decltype(auto) with_float_type(DType dtype, F&& f) {
-    if (dtype == DType::f32) return f(float{});
-    return f(double{});
-}
-
-// Calls f(T{}) with T the C++ type of any dtype.
-template <class F>
-decltype(auto) with_any_type(DType dtype, F&& f) {
-    switch (dtype) {
-        case DType::f32: return f(float{});
-        case DType::f64: return f(double{});
-        case DType::boolean: return f(bool{});
-        case DType::i64: break;
+// Calls the backend entry of `device` with the same arguments: cuda(args..., stream) on a
+// GPU, on the current stream, cpu(args...) otherwise. The entries are the two backends'
+// functions of one name (cpu_backend::relu<T> and cuda_backend::relu<T>).
+template <class Cpu, class Cuda, class... Args>
+void on_device(Device device, Cpu cpu, Cuda cuda, Args&&... args) {
+    if (device == Device::cuda) {
+        cuda(std::forward<Args>(args)..., current_stream());
+    } else {
+        cpu(std::forward<Args>(args)...);
     }
-    return f(std::int64_t{});
 }
 
 // c (+)= op(a) @ op(b) on c's device.
@@ -39,11 +35,8 @@ void gemm_into(Tensor& c, const Tensor& a, const Tensor& b, bool ta, bool tb, bo
     const std::int64_t m = c.size(0), n = c.size(1), k = ta ? a.size(0) : a.size(1);
     with_float_type(c.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (c.device() == Device::cuda) {
-            cuda_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate, current_stream());
-        } else {
-            cpu_backend::gemm<T>(ta, tb, m, n, k, a.data<T>(), b.data<T>(), c.data<T>(), accumulate);
-        }
+        on_device(c.device(), cpu_backend::gemm<T>, cuda_backend::gemm<T>, ta, tb, m, n, k, a.data<T>(), b.data<T>(),
+                  c.data<T>(), accumulate);
     });
 }
 
@@ -76,11 +69,8 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, bool transpos
     Tensor out = Tensor::empty({s.m, s.n}, a.dtype(), a.device());
     with_float_type(a.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (out.device() == Device::cuda) {
-            cuda_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n, current_stream());
-        } else {
-            cpu_backend::broadcast_rows<T>(bias.data<T>(), out.data<T>(), s.m, s.n);
-        }
+        on_device(out.device(), cpu_backend::broadcast_rows<T>, cuda_backend::broadcast_rows<T>, bias.data<T>(),
+                  out.data<T>(), s.m, s.n);
     });
     gemm_into(out, a, b, false, transpose_b, true);
     return out;
@@ -98,11 +88,8 @@ Tensor sum_rows(const Tensor& x) {
     Tensor out = Tensor::empty({x.size(1)}, x.dtype(), x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (x.device() == Device::cuda) {
-            cuda_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1), current_stream());
-        } else {
-            cpu_backend::sum_rows<T>(x.data<T>(), out.data<T>(), x.size(0), x.size(1));
-        }
+        on_device(x.device(), cpu_backend::sum_rows<T>, cuda_backend::sum_rows<T>, x.data<T>(), out.data<T>(), x.size(0),
+                  x.size(1));
     });
     return out;
 }
@@ -113,11 +100,7 @@ Tensor relu(const Tensor& x) {
     Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
     with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (x.device() == Device::cuda) {
-            cuda_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel(), current_stream());
-        } else {
-            cpu_backend::relu<T>(x.data<T>(), out.data<T>(), x.numel());
-        }
+        on_device(x.device(), cpu_backend::relu<T>, cuda_backend::relu<T>, x.data<T>(), out.data<T>(), x.numel());
     });
     return out;
 }
@@ -128,11 +111,8 @@ Tensor relu_backward(const Tensor& grad, const Tensor& input) {
     Tensor out = Tensor::empty(grad.shape(), grad.dtype(), grad.device());
     with_float_type(grad.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (grad.device() == Device::cuda) {
-            cuda_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel(), current_stream());
-        } else {
-            cpu_backend::relu_backward<T>(grad.data<T>(), input.data<T>(), out.data<T>(), grad.numel());
-        }
+        on_device(grad.device(), cpu_backend::relu_backward<T>, cuda_backend::relu_backward<T>, grad.data<T>(),
+                  input.data<T>(), out.data<T>(), grad.numel());
     });
     return out;
 }
@@ -147,12 +127,8 @@ Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dty
         with_any_type(mask_dtype, [&](auto mask_zero) {
             using M = decltype(mask_zero);
             if constexpr (!std::is_same_v<M, std::int64_t>) {
-                if (x.device() == Device::cuda) {
-                    cuda_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel(),
-                                                      current_stream());
-                } else {
-                    cpu_backend::relation_mask<T, M>(x.data<T>(), op, static_cast<T>(scalar), out.data<M>(), x.numel());
-                }
+                on_device(x.device(), cpu_backend::relation_mask<T, M>, cuda_backend::relation_mask<T, M>, x.data<T>(), op,
+                          static_cast<T>(scalar), out.data<M>(), x.numel());
             }
         });
     });
@@ -162,64 +138,36 @@ Tensor relation_mask(const Tensor& x, Relation op, double scalar, DType mask_dty
 Tensor nonzero(const Tensor& x) {
     OpScope scope("nonzero", {&x});
     checks::require_defined("nonzero", x, "input");
+    if (x.device() != Device::cuda) return scan::nonzero(x);
     const std::int64_t n = x.numel();
     // One row of coordinates per hit; a 0-D tensor, like torch's, gives rows of none.
     const std::int64_t dims = x.dim();
-    const Shape& shape = x.shape();
-    if (x.device() == Device::cuda) {
-        // Flat indices first (capacity n), then coordinates for the hits.
-        Tensor flat = Tensor::empty({n}, DType::i64, x.device());
-        const std::int64_t count =
-            cuda_backend::nonzero_flat(x.raw_data(), x.dtype(), n, flat.data<std::int64_t>(), current_stream());
-        Tensor out = Tensor::empty({count, dims}, DType::i64, x.device());
-        if (count > 0 && dims > 0) {
-            cuda_backend::unravel(flat.data<std::int64_t>(), count, shape, out.data<std::int64_t>(), current_stream());
-        }
-        return out;
+    // Flat indices first (capacity n), then coordinates for the hits.
+    Tensor flat = Tensor::empty({n}, DType::i64, x.device());
+    const std::int64_t count = cuda_backend::nonzero_flat(x.raw_data(), x.dtype(), n, flat.data<std::int64_t>(), current_stream());
+    Tensor out = Tensor::empty({count, dims}, DType::i64, x.device());
+    if (count > 0 && dims > 0) {
+        cuda_backend::unravel(flat.data<std::int64_t>(), count, x.shape(), out.data<std::int64_t>(), current_stream());
     }
-    // CPU: find the hits, allocate exactly, then write them.
-    return with_any_type(x.dtype(), [&](auto zero) {
-        using T = decltype(zero);
-        const nonzero_scan::StagedHits hits(x.data<T>(), n);
-        Tensor out = Tensor::empty({hits.count(), dims}, DType::i64, Device::cpu);
-        cpu_backend::nonzero(hits, shape, out.data<std::int64_t>());
-        return out;
-    });
+    return out;
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
     OpScope scope("masked_select", {&x, &mask});
     checks::masked_select(x, mask);
+    if (x.device() != Device::cuda) return scan::masked_select(x, mask);
     const std::int64_t n = x.numel();
     return with_float_type(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (x.device() == Device::cuda) {
-            Tensor buffer = Tensor::empty({n}, x.dtype(), x.device());
-            const std::int64_t count = cuda_backend::masked_select<T>(x.data<T>(), mask.raw_data(), mask.dtype(), n,
-                                                                      buffer.data<T>(), current_stream());
-            Tensor out = Tensor::empty({count}, x.dtype(), x.device());
-            if (count > 0) {
-                cuda_backend::copy(out.raw_data(), buffer.raw_data(), out.nbytes(),
-                                   cuda_backend::CopyKind::device_to_device, current_stream());
-            }
-            return out;
+        Tensor buffer = Tensor::empty({n}, x.dtype(), x.device());
+        const std::int64_t count = cuda_backend::masked_select<T>(x.data<T>(), mask.raw_data(), mask.dtype(), n,
+                                                                  buffer.data<T>(), current_stream());
+        Tensor out = Tensor::empty({count}, x.dtype(), x.device());
+        if (count > 0) {
+            cuda_backend::copy(out.raw_data(), buffer.raw_data(), out.nbytes(), cuda_backend::CopyKind::device_to_device,
+                               current_stream());
         }
-        // CPU: find the hits of the mask, allocate exactly, then write the values: off
-        // AVX-512 staged with the hits, on it gathered at the staged positions.
-        return with_any_type(mask.dtype(), [&](auto mask_zero) {
-            using M = decltype(mask_zero);
-            if (!nonzero_scan::avx512_vbmi2_allowed()) {
-                const nonzero_scan::StagedValues<T, M> staged(mask.data<M>(), x.data<T>(), n);
-                Tensor out = Tensor::empty({staged.count()}, x.dtype(), Device::cpu);
-                staged.write(out.data<T>());
-                return out;
-            }
-            const nonzero_scan::StagedHits hits(mask.data<M>(), n, nonzero_scan::ScanPath::best,
-                                                nonzero_scan::Staging::counts_when_dense);
-            Tensor out = Tensor::empty({hits.count()}, x.dtype(), Device::cpu);
-            cpu_backend::masked_select<T, M>(hits, mask.data<M>(), x.data<T>(), n, out.data<T>());
-            return out;
-        });
+        return out;
     });
 }
 
@@ -230,11 +178,8 @@ Tensor mse_loss(const Tensor& pred, const Tensor& target) {
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const std::int64_t n = pred.numel();
-        if (pred.device() == Device::cuda) {
-            cuda_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
-        } else {
-            cpu_backend::mse_loss<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n);
-        }
+        on_device(pred.device(), cpu_backend::mse_loss<T>, cuda_backend::mse_loss<T>, pred.data<T>(), target.data<T>(),
+                  out.data<T>(), n);
     });
     return out;
 }
@@ -246,11 +191,8 @@ Tensor mse_loss_backward(const Tensor& pred, const Tensor& target) {
     with_float_type(pred.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const std::int64_t n = pred.numel();
-        if (pred.device() == Device::cuda) {
-            cuda_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n, current_stream());
-        } else {
-            cpu_backend::mse_loss_backward<T>(pred.data<T>(), target.data<T>(), out.data<T>(), n);
-        }
+        on_device(pred.device(), cpu_backend::mse_loss_backward<T>, cuda_backend::mse_loss_backward<T>, pred.data<T>(),
+                  target.data<T>(), out.data<T>(), n);
     });
     return out;
 }
@@ -260,11 +202,8 @@ void sgd_step(Tensor& param, const Tensor& grad, double lr) {
     checks::sgd_step(param, grad, lr);
     with_float_type(param.dtype(), [&](auto zero) {
         using T = decltype(zero);
-        if (param.device() == Device::cuda) {
-            cuda_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel(), current_stream());
-        } else {
-            cpu_backend::sgd_step<T>(param.data<T>(), grad.data<T>(), static_cast<T>(lr), param.numel());
-        }
+        on_device(param.device(), cpu_backend::sgd_step<T>, cuda_backend::sgd_step<T>, param.data<T>(), grad.data<T>(),
+                  static_cast<T>(lr), param.numel());
     });
 }
 

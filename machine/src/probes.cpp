@@ -194,7 +194,7 @@ VITALS_COPY_LOOP(avx512, __attribute__((target("avx512f,avx512bw,avx512vl,prefer
 
 // Read bandwidth as likwid-bench's `load` kernel measures it: eight vector loads a round
 // into registers, and nothing done with them. A loop that sums what it loads is bound by
-// its adds, not its loads, at L1 (a Xeon with two 512-bit adders: 320 against 480 GB/s).
+// its adds, not its loads, at L1.
 // read_<suffix> runs rounds of eight `load`s into `width`-byte `reg` registers. The asm is
 // volatile, so it is never removed; what is returned is the elements past the last round.
 #define VITALS_LOADS_ONLY_READ(suffix, attributes, load, reg, width)                                               \
@@ -221,11 +221,10 @@ VITALS_LOADS_ONLY_READ(avx512, __attribute__((target("avx512f"))), "vmovdqu64", 
 VITALS_LOADS_ONLY_READ(avx2, __attribute__((target("avx2,fma"))), "vmovdqu", "ymm", 32)
 #undef VITALS_LOADS_ONLY_READ
 
-// Triad four vectors of `lanes` doubles a round, written loads first; GCC schedules each
-// vector's load, FMA and store together anyway, and the core reorders them (likwid's
-// loads-first `stream` loop, run on the same arrays at L1, measured within 3% of this
-// one). The plain loop, one vector a round: 111 against likwid's 124 GB/s at L2 on a
-// Xeon; this one 118. `mm` is the intrinsics' prefix.
+// Triad four vectors of `lanes` doubles a round, written loads first, as likwid's
+// `stream` loop; GCC schedules each vector's load, FMA and store together anyway, and the
+// core reorders them. A plain loop of one vector a round falls short of likwid's at L2.
+// `mm` is the intrinsics' prefix.
 #define VITALS_UNROLLED_TRIAD(suffix, attributes, Vector, mm, lanes)                                               \
     attributes void triad_##suffix(double* __restrict a, const double* __restrict b, const double* __restrict c,  \
                                    double s, std::size_t n) {                                                      \

@@ -76,7 +76,7 @@ json context(const std::string& executable, const RunContext& run) {
         {"vitals_schema_version", kResultsSchemaVersion},
         {"vitals_shard", run.shard},
     };
-    // A cap on the kernels' vector paths (kernels/src/nonzero_scan.hpp): the figures are
+    // A cap on the kernels' vector paths (kernels/src/scan/staged_hits.hpp): the figures are
     // those of the narrower paths, which whoever reads the file should know.
     if (const char* cap = std::getenv("VITALS_MAX_CPU_ISA"); cap != nullptr && *cap != '\0') {
         document["vitals_max_cpu_isa"] = std::string(cap);  // written with invalid UTF-8 replaced, as every string

@@ -1,11 +1,11 @@
-// What the nonzero scan (nonzero_scan.cpp) and masked_select's compress
+// What the first pass (staged_hits.cpp) and masked_select's compress
 // (masked_compress.cpp) share: words of hit bits, 64 elements at a time by vector
 // compares (AVX2 where the build has it, AVX-512 where the CPU has it, checked at run
 // time), the tables that turn a group of hit bits into lanes, and which path `best`
 // stands for. Internal to the kernels.
 #pragma once
 
-#include "nonzero_scan.hpp"
+#include "staged_hits.hpp"
 
 #include "elementwise.hpp"
 
@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace vitals::kernels::nonzero_scan::words {
+namespace vitals::kernels::scan::words {
 
 inline constexpr std::int64_t kWord = 64;  // elements per word of hit bits
 
@@ -127,8 +127,7 @@ inline unsigned lowest_set_bit(std::uint64_t bits) {
 #if defined(VITALS_SCAN_AVX2)
 // The non-zero bytes among x[0, len): each register's zero bytes added up in byte lanes
 // (a compare and a subtract per 32 bytes), summed every 255 registers before a lane can
-// wrap. 1M bytes from L3, one thread, Zen 3, in one process: 17-20 us against 23-24 for
-// words of hit bits and their popcounts.
+// wrap: cheaper than words of hit bits and their popcounts.
 inline std::int64_t count_nonzero_bytes(const unsigned char* x, std::int64_t len) {
     constexpr std::int64_t kRegister = 32;
     constexpr std::int64_t kMostRegisters = 255;
@@ -202,4 +201,4 @@ inline ScanPath resolved(ScanPath path) {
     return avx512_vbmi2_allowed() ? ScanPath::avx512_vbmi2 : ScanPath::baseline;
 }
 
-}  // namespace vitals::kernels::nonzero_scan::words
+}  // namespace vitals::kernels::scan::words

@@ -5,9 +5,9 @@
 // (compress_values), which beats staging them once hits are common: AVX-512's compress
 // instruction where the CPU has it (checked at run time), else on an AVX2 build a lane
 // permutation per byte of hit bits from a table of positions.
-#include "nonzero_scan.hpp"
+#include "masked_compress.hpp"
 
-#include "scan_words.hpp"
+#include "words.hpp"
 #include "vitals/kernels/allocator.hpp"
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-namespace vitals::kernels::nonzero_scan {
+namespace vitals::kernels::scan {
 namespace {
 
 using words::count_hits;
@@ -93,10 +93,8 @@ struct Compressed {
 // The full words from element i on, while out's room past `written` holds a word's hits
 // plus kValueSlack: every register stored whole, with no check. Stops at the first word
 // it has no such room for (the last few words, or a mask that gained hits), which the
-// caller then compresses checked. Kept out of line: inlined beside the checked path, the
-// loop ran short of registers. 1M floats at 40-50% hits, one thread, Zen 3, against a
-// loop with no checks at all in the same process: 1.21-1.36 times its time checked per
-// register inline, 0.99-1.06 times here.
+// caller then compresses checked: as fast as a loop with no checks at all. Kept out of
+// line: inlined beside the checked path, the loop ran short of registers.
 template <class T, class M>
 [[gnu::noinline]] Compressed compress_whole_words_avx2(const M* mask, const T* values, std::int64_t n, T* out,
                                                        std::int64_t count, std::int64_t i) {
@@ -182,7 +180,7 @@ VITALS_AVX512_TARGET void compress_values_avx512(const M* mask, const T* values,
 
 // Stages the values at a word's hits from their bit positions, eight per round with no
 // branch on the count until it passes eight, as the scan stages positions
-// (nonzero_scan.cpp). A round past the last hit writes entries the next word
+// (staged_hits.cpp). A round past the last hit writes entries the next word
 // overwrites, and loads the element after the word (the position of no bit is 64),
 // which must exist: the caller stages the array's last word otherwise.
 template <class T>
@@ -318,8 +316,8 @@ void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std
     path = words::resolved(path);
     if (!compress_supported(path)) {
         throw std::logic_error(path == ScanPath::avx512_vbmi2
-                                   ? "nonzero_scan::compress_values: this CPU does not run AVX-512"
-                                   : "nonzero_scan::compress_values: this build has no AVX2 (build with -march=x86-64-v3)");
+                                   ? "scan::compress_values: this CPU does not run AVX-512"
+                                   : "scan::compress_values: this build has no AVX2 (build with -march=x86-64-v3)");
     }
 #if defined(VITALS_SCAN_AVX512)
     if (path == ScanPath::avx512_vbmi2) return compress_values_avx512(mask, values, n, out, count);
@@ -343,4 +341,4 @@ VITALS_COMPRESS_VALUES(double, bool)
 VITALS_COMPRESS_VALUES(double, std::int64_t)
 #undef VITALS_COMPRESS_VALUES
 
-}  // namespace vitals::kernels::nonzero_scan
+}  // namespace vitals::kernels::scan

@@ -1,6 +1,6 @@
 // nonzero's second pass for two or more dimensions: the coordinates of the staged hits,
 // written a row of the tensor at a time (see unravel_ascending).
-#include "nonzero_coordinates.hpp"
+#include "coordinates.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +13,7 @@
 #include <immintrin.h>
 #endif
 
-namespace vitals::kernels::nonzero_scan {
+namespace vitals::kernels::scan {
 namespace {
 
 // The row (a run of the last dimension) that the latest hit fell in: its flat range
@@ -79,8 +79,8 @@ void write_row_group(const std::array<std::int64_t, kDims - 1>& lead, std::int64
 // Row-major coordinates of ascending flat indices, a row at a time: a hit in the current
 // row writes the row's leading coordinates and its offset in the row; only a step into
 // another row moves the row (a carry into the next one, a division to one further on).
-// No hit waits on the one before, and a division per coordinate per hit (which made a
-// 2-D nonzero 10x slower than 1-D) happens once per row with hits at most.
+// No hit waits on the one before, and the divisions that unravel an index, costly per
+// hit, happen once per row with hits at most.
 template <std::size_t kDims>
 void unravel_ascending(std::int64_t start, const std::uint16_t* positions, std::int64_t count, const Shape& shape,
                        CurrentRow& row, std::int64_t* out) {
@@ -98,10 +98,7 @@ void unravel_ascending(std::int64_t start, const std::uint16_t* positions, std::
         // Whole groups while they stay in the current row (the indices ascend, so the
         // group's last decides). A 2-D group starts on a 32-byte boundary, so that none of
         // its stores straddles two cache lines: a hit's pair is 16 bytes, and one written
-        // alone below brings `out` there. With the shuffles above, 1024 x 1024 bool, one
-        // thread, Zen 4, the old and new passes in turns in one process: 84 against 87 us
-        // at 10% hits, 198 against 211 at 50% on the AVX2 path; 43 against 46, 143 against
-        // 154 on AVX-512.
+        // alone below brings `out` there.
         if (kDims != 2 || (reinterpret_cast<std::uintptr_t>(out) & 31) == 0) {
             for (; i + kRowGroup <= count && start + positions[i + kRowGroup - 1] < end;
                  i += kRowGroup, out += kRowGroup * kDims) {
@@ -171,7 +168,7 @@ private:
 
 void write_coordinates(const StagedHits& hits, const Shape& shape, std::int64_t* out) {
     if (!hits.has_positions()) {
-        throw std::logic_error("nonzero_scan::write_coordinates: the scan kept counts only (Staging::counts_when_dense)");
+        throw std::logic_error("scan::write_coordinates: the scan kept counts only (Staging::counts_when_dense)");
     }
     const auto dims = static_cast<std::int64_t>(shape.size());
     // Each block (on a thread of its own, perhaps) finds its first row anew: one division.
@@ -182,4 +179,4 @@ void write_coordinates(const StagedHits& hits, const Shape& shape, std::int64_t*
     });
 }
 
-}  // namespace vitals::kernels::nonzero_scan
+}  // namespace vitals::kernels::scan

@@ -1,20 +1,20 @@
-// The CPU scan behind nonzero and masked_select, in two passes. The first reads the
+// The scan's first pass and the blocks both passes share. The first pass reads the
 // input once and stages each hit as a 16-bit position inside its block of kBlock
 // elements, counting them; the caller then allocates its result at the exact size, and
 // the second pass writes it from the staged positions alone (the input is not read
 // again, so the count and the writes always agree). Off AVX-512, masked_select stages
-// the values at its hits instead of their positions (StagedValues); a dense one reads
-// the mask again (compress_values), and checks the count. Both passes
-// share the blocks out among the intra-op threads (OpenMP: as many as a Timer's
-// num_threads grants, all the cores outside one), each block on its own. Host-only;
-// instantiated for the tensor element types (float, double, bool, std::int64_t).
+// the values at its hits instead (masked_compress.hpp). Both passes share the blocks out
+// among the intra-op threads (OpenMP: as many as a Timer's num_threads grants, all the
+// cores outside one), each block on its own. Host-only; instantiated for the tensor
+// element types (float, double, bool, std::int64_t). Internal to the scan, and to its
+// tests and bench; the rest of the kernel set calls scan.hpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 
-namespace vitals::kernels::nonzero_scan {
+namespace vitals::kernels::scan {
 
 // Elements per block of staged positions: a block's positions fit in 16 bits.
 inline constexpr std::int64_t kBlock = std::int64_t{1} << 16;
@@ -35,9 +35,8 @@ void for_each_block_index(std::int64_t blocks, const std::function<void(std::int
 
 // The scan takes 64 elements at a time; on the baseline path of an AVX2 build a word of
 // up to this many hits is staged from its bit positions in one round of eight, a denser
-// one 16 elements at a time through tables of positions (one thread on Zen 4, against
-// rounds of eight up to 24 hits: as fast at 10% hits, a third faster at 30%). Without
-// AVX2 every word goes from its bit positions, eight at a time.
+// one 16 elements at a time through tables of positions, which beats further rounds of
+// eight. Without AVX2 every word goes from its bit positions, eight at a time.
 inline constexpr int kSparseWordHits = 8;
 
 // The code the first pass runs: `best` is AVX-512 VBMI2 where avx512_vbmi2_allowed(),
@@ -109,77 +108,4 @@ private:
     bool has_positions_ = true;
 };
 
-// masked_select's second pass for a dense mask: the values where mask[0, n) is non-zero,
-// in order, compressed a register at a time, which beats staging them (a gather at
-// StagedHits' positions, or StagedValues) once hits are common. On AVX-512 (avx512_vbmi2) a compress instruction packs
-// 16 floats or 8 doubles; on the baseline of an AVX2 build a lane permutation from a
-// table of positions packs 8 floats, or 4 doubles, per byte or half byte of hit bits.
-// `count` is what the first pass counted on the mask: exactly that many values are written,
-// and nothing at out[count] or beyond. Throws std::logic_error if the mask now holds more
-// or fewer hits (it changed since it was staged), or where compress_supported(path) is
-// false. masked_select calls it a block at a time, with the block's count.
-template <class T, class M>
-void compress_values(const M* mask, const T* values, std::int64_t n, T* out, std::int64_t count,
-                     ScanPath path = ScanPath::best);
-
-// Whether compress_values runs on `path` here: AVX-512 where the CPU has it, the
-// baseline where the build has AVX2; `best` as StagedHits picks it.
-bool compress_supported(ScanPath path = ScanPath::best);
-
-// Whether compress_values on `path` beats staging the values otherwise, for `hits` hits
-// among n elements: a gather at StagedHits' positions on AVX-512 (measured crossover on
-// Zen 4, 1M floats, one thread: 20-25% hits, so from 25%), StagedValues on the baseline
-// (Zen 3, AVX2, the same case: within 4% of each other from 20% to 35% hits, compress
-// ahead from 40%, 286 against 326 us, and at 50%, 286 against 364; so from 35%).
-bool compress_pays(std::int64_t hits, std::int64_t n, ScanPath path = ScanPath::best);
-
-// The most entries a word's value staging writes past its last hit (a round of eight, or
-// a register of 8 floats or 4 doubles), which the block's next word overwrites.
-inline constexpr std::int64_t kValueSlack = 8;
-
-// masked_select's first pass on the baseline path (where AVX-512 VBMI2 is not allowed):
-// the value at each hit of mask[0, n) staged as the mask is read, into a region per
-// block, so that the second pass is a copy. Staging positions (StagedHits) and gathering
-// from them reads the positions back and each hit's value on its own (1M floats at 10%
-// hits, one thread, Zen 3, interleaved in one process: 175-203 against 217-259 us). Blocks
-// go as StagedHits' do; once the first block shows a dense mask (compress_pays on the
-// baseline), the others are only counted, and write() compresses the values from the
-// mask (compress_values). Temporary memory, from the CPU allocator: sizeof(T) per
-// element reserved (and 16 bytes per block), about sizeof(T) per hit written.
-template <class T, class M>
-class StagedValues {
-public:
-    StagedValues(const M* mask, const T* values, std::int64_t n);
-    ~StagedValues();
-    StagedValues(const StagedValues&) = delete;
-    StagedValues& operator=(const StagedValues&) = delete;
-
-    std::int64_t count() const { return count_; }
-
-    // Whether the first block was dense: the other blocks were counted, not staged.
-    bool dense() const { return dense_; }
-
-    // Writes the count() values to out[0, count()), and nothing past it: the staged
-    // blocks copied, or where dense(), compressed from the mask and the values again
-    // (std::logic_error if the mask's hits changed since). On the intra-op threads, as
-    // the scan's blocks.
-    void write(T* out) const;
-
-private:
-    static constexpr std::int64_t kBlockRegion = kBlock + kValueSlack;
-    T* block_values(std::int64_t block) const { return staged_ + block * kBlockRegion; }
-
-    const M* mask_;
-    const T* values_;
-    std::int64_t n_;
-    void* scratch_ = nullptr;
-    std::size_t scratch_bytes_ = 0;
-    std::int64_t* block_hits_ = nullptr;   // hits per block
-    std::int64_t* block_first_ = nullptr;  // hits in the blocks before each
-    T* staged_ = nullptr;                  // the blocks' regions, one after another
-    std::int64_t blocks_ = 0;
-    std::int64_t count_ = 0;
-    bool dense_ = false;
-};
-
-}  // namespace vitals::kernels::nonzero_scan
+}  // namespace vitals::kernels::scan

@@ -1,4 +1,4 @@
-// The CPU nonzero scan. What makes it fast (figures in benches/bench_kernels.cpp):
+// The CPU nonzero scan. What makes it fast:
 // - 64 elements at a time become one 64-bit word of hit bits (vector compares).
 // - The first pass stages 16-bit positions, not the int64 result: it needs no count
 //   beforehand, so the input is read once, and its stores are a quarter as wide.
@@ -13,12 +13,13 @@
 //   its stores on 32-byte boundaries.
 // - Both passes go block by block, the blocks shared among the intra-op threads.
 // A dense masked_select compresses the values instead of reading staged positions
-// (masked_compress.cpp); the words of hit bits both read are in scan_words.hpp.
+// (masked_compress.cpp); the words of hit bits both read are in words.hpp.
 // Each word's staging may write up to kStagingSlack positions past its last hit, which
 // the next word overwrites; each block's region holds that much past its last element.
-#include "nonzero_scan.hpp"
+#include "staged_hits.hpp"
 
-#include "scan_words.hpp"
+#include "masked_compress.hpp"
+#include "words.hpp"
 #include "vitals/cpu_isa.hpp"
 #include "vitals/kernels/allocator.hpp"
 
@@ -31,7 +32,7 @@
 
 #include <omp.h>
 
-namespace vitals::kernels::nonzero_scan {
+namespace vitals::kernels::scan {
 namespace {
 
 using words::hit_bits;
@@ -40,7 +41,7 @@ using words::lowest_set_bit;
 using words::partial_hit_bits;
 
 [[noreturn]] void fail_no_positions(const char* what) {
-    throw std::logic_error(std::string("nonzero_scan::") + what + ": the scan kept counts only (Staging::counts_when_dense)");
+    throw std::logic_error(std::string("scan::") + what + ": the scan kept counts only (Staging::counts_when_dense)");
 }
 
 #if defined(VITALS_SCAN_AVX2)
@@ -63,9 +64,7 @@ constexpr JoinHalves kJoinHalves;
 // Stages a word's hits 16 elements at a time: the positions of each byte's hits from a
 // table, the upper byte's joined to the lower's by one shuffle, widened to 16 bits in one
 // store of 16 (up to 16 past the word's last hit): half the stores of a store per byte,
-// which ran from 25 hits a word. 1M bool, the first pass alone, one thread, Zen 4, the
-// two libraries interleaved: 132-197 against 90-95 us at 30% hits (the words around 24
-// hits mispredicted), 94-96 against 91-94 at 50%.
+// and no data-dependent round count to mispredict.
 void stage_dense(std::uint64_t bits, unsigned offset, std::uint16_t* out) {
     __m256i first = _mm256_set1_epi16(static_cast<short>(offset));
     const __m256i sixteen = _mm256_set1_epi16(16);
@@ -87,10 +86,8 @@ void stage_dense(std::uint64_t bits, unsigned offset, std::uint16_t* out) {
 
 // Stages a word's hits from their bit positions, eight per round with no branch on the
 // count until it passes eight (simdjson's flatten_bits): a data-dependent trip count
-// mispredicts on most words. A round past the last hit writes positions that later
-// words overwrite. (1M bool at 10%, the baseline forced on a Xeon: the first pass took
-// 120 us in rounds of four, 80 us in rounds of eight; about four uops a hit bind it.)
-// The stores stay scalar: GCC builds this file without its basic-block vectoriser
+// mispredicts on most words, and rounds of four mispredict more often. A round past the
+// last hit writes positions that later words overwrite. The stores stay scalar: GCC builds this file without its basic-block vectoriser
 // (kernels/CMakeLists.txt), which would pack them through vector inserts.
 void stage_sparse(std::uint64_t bits, int hits, unsigned offset, std::uint16_t* out) {
     int k = 0;
@@ -116,11 +113,9 @@ void stage_word(std::uint64_t bits, int hits, unsigned offset, std::uint16_t* ou
 
 // The first pass of the baseline over one block of len <= kBlock elements. Four words at
 // a time: their loads, compares and counts are issued before the first is staged, so a
-// mispredicted round of one word does not hold up the loads of the next (1M bool on the
-// Xeon, the first pass alone: 95 us a word at a time, 80 us four at a time at 10% hits;
-// 130 us and 109 us at 50%; eight at a time was no faster, sixteen slower). Returns the
-// block's hits. Not inlined into the caller's per-block closure, which left the loop
-// short of registers (10% slower).
+// mispredicted round of one word does not hold up the loads of the next (more words at
+// a time gained nothing). Returns the block's hits. Not inlined into the caller's
+// per-block closure, which left the loop short of registers.
 template <class T>
 [[gnu::noinline]] std::int64_t stage_block_baseline(const T* x, std::int64_t len, std::uint16_t* positions) {
     constexpr int kWords = 4;
@@ -170,7 +165,7 @@ VITALS_AVX512_TARGET inline void stage_packed(__m512i packed, int hits, unsigned
 
 // The first pass on AVX-512 VBMI2 over one block of len <= kBlock elements. Four words
 // at a time: their loads and compresses are issued before the stores, whose addresses
-// wait on the hit counts (1M bool at 10%: 31 us one word at a time, 22 us four at a time).
+// wait on the hit counts.
 template <class T>
 VITALS_AVX512_TARGET std::int64_t stage_block_avx512(const T* x, std::int64_t len, std::uint16_t* positions) {
     constexpr int kWords = 4;
@@ -219,7 +214,7 @@ template <class T>
 StagedHits::StagedHits(const T* x, std::int64_t n, ScanPath path, Staging staging) {
     path = words::resolved(path);
     if (path == ScanPath::avx512_vbmi2 && !avx512_vbmi2_supported()) {
-        throw std::logic_error("nonzero_scan: this CPU does not run AVX-512 VBMI2");
+        throw std::logic_error("scan: this CPU does not run AVX-512 VBMI2");
     }
     blocks_ = (n + kBlock - 1) / kBlock;
     // The block counts and the hits before each first (8-byte aligned), then the blocks'
@@ -272,10 +267,8 @@ void StagedHits::write_indices(std::int64_t* out) const {
         std::int64_t j = 0;
 #if defined(VITALS_SCAN_AVX2)
         // Four positions widened a store, each store on a 32-byte boundary once the first
-        // few are written alone: a block's first index lands anywhere, and the
-        // compiler's loop of unaligned stores split one in two across cache lines there
-        // (1M bool at 50% hits, one thread, Zen 4, the two loops in turns in one process:
-        // 135 against 144 us on the AVX2 path, 82 against 89 on AVX-512).
+        // few are written alone: a block's first index lands anywhere, and unaligned
+        // stores would split across cache lines.
         for (; j < hits && (reinterpret_cast<std::uintptr_t>(block_out + j) & 31) != 0; ++j) {
             block_out[j] = start + positions[j];
         }
@@ -301,7 +294,7 @@ void for_each_block_index(std::int64_t blocks, const std::function<void(std::int
         try {
             fn(block);
         } catch (...) {
-#pragma omp critical(vitals_nonzero_scan_failure)
+#pragma omp critical(vitals_scan_failure)
             if (!failure) failure = std::current_exception();
         }
     };
@@ -335,4 +328,4 @@ template StagedHits::StagedHits(const double*, std::int64_t, ScanPath, Staging);
 template StagedHits::StagedHits(const bool*, std::int64_t, ScanPath, Staging);
 template StagedHits::StagedHits(const std::int64_t*, std::int64_t, ScanPath, Staging);
 
-}  // namespace vitals::kernels::nonzero_scan
+}  // namespace vitals::kernels::scan

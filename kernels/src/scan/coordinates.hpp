@@ -5,13 +5,13 @@
 
 #include <cstdint>
 
-#include "nonzero_scan.hpp"
+#include "staged_hits.hpp"
 #include "vitals/kernels/tensor.hpp"
 
-namespace vitals::kernels::nonzero_scan {
+namespace vitals::kernels::scan {
 
 // Writes the coordinates of `hits`, found on a tensor of `shape` (2 or more dimensions),
 // to out[0, hits.count() * shape.size()): shape.size() per hit, in order.
 void write_coordinates(const StagedHits& hits, const Shape& shape, std::int64_t* out);
 
-}  // namespace vitals::kernels::nonzero_scan
+}  // namespace vitals::kernels::scan
