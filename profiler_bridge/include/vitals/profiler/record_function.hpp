@@ -35,15 +35,8 @@ namespace detail {
 // bit 4: an NVTX tool (Nsight) is attached, so scopes push NVTX ranges.
 extern std::atomic<std::uint32_t> g_record_flags;
 constexpr std::uint32_t kRecording = 1, kShapes = 2, kMemory = 4, kDevice = 8, kNvtx = 16;
-inline bool nvtx_ranges() { return (g_record_flags.load(std::memory_order_relaxed) & kNvtx) != 0; }
 
 inline bool recording() { return (g_record_flags.load(std::memory_order_relaxed) & kRecording) != 0; }
-inline bool recording_shapes() {
-    return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kShapes)) == (kRecording | kShapes);
-}
-inline bool recording_device() {
-    return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kDevice)) == (kRecording | kDevice);
-}
 inline bool recording_memory() {
     return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kMemory)) == (kRecording | kMemory);
 }
@@ -136,7 +129,7 @@ void begin_correlation();
 void end_correlation();
 
 // NVTX ranges, through vitals::cuda (nothing in a program without it). Called only
-// while nvtx_ranges().
+// by scopes begun while the flags held kNvtx.
 void nvtx_push(const char* name);
 void nvtx_pop();
 
