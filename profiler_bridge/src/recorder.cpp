@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <atomic>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -160,14 +160,19 @@ public:
 
     // Writer only: side data and the record that refers to it, atomically for collectors.
     // Returns the record's index in the thread's record stream.
-    template <class Table, class Value>
-    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, RecordKind kind, std::int64_t ticks,
-                            std::uint64_t extra_bits = 0) {
+    // `payload(index)` encodes the record for the side data's index.
+    template <class Table, class Value, class Payload>
+    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, std::int64_t ticks, Payload payload) {
         if (t_cursor.next == t_cursor.end) roll();  // room first: roll() takes the mutex too
         std::lock_guard lock(mutex_);
         auto& side = pending_.*table;
         side.push_back(std::forward<Value>(value));
-        return detail::push(ticks, (static_cast<std::uint64_t>(kind) << kKindShift) | extra_bits | (side.size() - 1));
+        return detail::push(ticks, payload(side.size() - 1));
+    }
+    template <class Table, class Value>
+    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, std::int64_t ticks, RecordKind kind) {
+        return push_with(table, std::forward<Value>(value), ticks,
+                         [kind](std::uint64_t index) { return record_layout::side(kind, index); });
     }
 
     void collect(ThreadRecords& out, bool keep) {
@@ -281,12 +286,14 @@ std::uint64_t push_slow(std::int64_t ticks, std::uint64_t payload) {
 }
 
 std::uint64_t record_begin_copy(std::string_view name, Category category, std::int64_t ticks) {
-    return my_buffer().push_with(&ThreadRecords::names, std::string(name), RecordKind::begin_copied, ticks,
-                                 category == Category::user_annotation ? kAnnotationBit : 0);
+    const bool annotation = category == Category::user_annotation;
+    return my_buffer().push_with(&ThreadRecords::names, std::string(name), ticks, [annotation](std::uint64_t index) {
+        return record_layout::begin_copied(index, annotation);
+    });
 }
 
 void record_foreign_end(std::uint64_t buffer_serial, std::uint64_t begin, std::int64_t ticks) {
-    my_buffer().push_with(&ThreadRecords::foreign_ends, ForeignEnd{buffer_serial, begin}, RecordKind::foreign_end, ticks);
+    my_buffer().push_with(&ThreadRecords::foreign_ends, ForeignEnd{buffer_serial, begin}, ticks, RecordKind::foreign_end);
 }
 
 void record_inputs(std::span<const InputMeta> inputs) {
@@ -295,7 +302,7 @@ void record_inputs(std::span<const InputMeta> inputs) {
         list.shapes.emplace_back(in.shape.begin(), in.shape.end());
         list.dtypes.emplace_back(in.dtype);
     }
-    my_buffer().push_with(&ThreadRecords::inputs, std::move(list), RecordKind::inputs, now_ticks());
+    my_buffer().push_with(&ThreadRecords::inputs, std::move(list), now_ticks(), RecordKind::inputs);
 }
 
 namespace {
@@ -305,7 +312,7 @@ std::atomic<std::uint64_t> g_next_correlation{std::uint64_t{1} << 40};
 
 void begin_correlation() {
     const std::uint64_t id = g_next_correlation.fetch_add(1, std::memory_order_relaxed);
-    push(now_ticks(), (static_cast<std::uint64_t>(RecordKind::correlation) << kKindShift) | id);
+    push(now_ticks(), record_layout::correlation(id));
     device_activity::push_external_id(id);
 }
 
@@ -360,7 +367,7 @@ namespace vitals::profiler {
 
 void record_memory(const MemoryRecord& record) {
     if (!detail::recording_memory()) return;
-    detail::my_buffer().push_with(&detail::ThreadRecords::memory, record, detail::RecordKind::memory, now_ticks());
+    detail::my_buffer().push_with(&detail::ThreadRecords::memory, record, now_ticks(), detail::RecordKind::memory);
 }
 
 std::size_t recorder_memory_bytes() { return detail::buffered_bytes(); }

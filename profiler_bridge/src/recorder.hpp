@@ -11,8 +11,6 @@
 
 namespace vitals::profiler::detail {
 
-inline RecordKind kind_of(std::uint64_t payload) { return static_cast<RecordKind>(payload >> kKindShift); }
-
 struct InputList {
     std::vector<std::vector<std::int64_t>> shapes;
     std::vector<std::string> dtypes;
