@@ -1,3 +1,6 @@
+// Profile's schedule: the actions of torch.profiler's schedule, the transitions between
+// them as steps go by, start/stop/step, and a forked child's copy of a running profile.
+// A window's edges (arming the recorder, building the trace) are in window.cpp.
 #include "vitals/profiler/profile.hpp"
 
 #include <fmt/format.h>
@@ -6,41 +9,16 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <mutex>
 #include <stdexcept>
 
 #include "device_activity.hpp"
 #include "recorder.hpp"
-#include "trace_builder.hpp"
 
 namespace vitals::profiler {
 namespace {
 
 std::atomic<Profile*> g_running_profile{nullptr};
-
-// Nsight tools load their NVTX handler through this variable; without one, NVTX calls
-// would cost an indirect call each and show nothing.
-bool nvtx_tool_attached() {
-    static const bool attached = std::getenv("NVTX_INJECTION64_PATH") != nullptr;
-    return attached;
-}
-
-void set_flags(const ProfileOptions& options, bool recording, bool device) {
-    std::uint32_t flags = 0;
-    if (recording) {
-        flags = detail::kRecording | (options.record_shapes ? detail::kShapes : 0) |
-                (options.profile_memory ? detail::kMemory : 0) | (device ? detail::kDevice : 0) |
-                (nvtx_tool_attached() ? detail::kNvtx : 0);
-    }
-    detail::g_record_flags.store(flags, std::memory_order_release);
-}
-
-bool wants_cuda(const ProfileOptions& options) {
-    return std::find(options.activities.begin(), options.activities.end(), Activity::cuda) != options.activities.end();
-}
 
 }  // namespace
 
@@ -110,7 +88,7 @@ void Profile::stop_quietly(const char* why) noexcept {
 void Profile::discard_window() {
     end_step_annotation();
     running_ = false;
-    set_flags(options_, false, false);
+    detail::stop_recording();
     if (device_active_) (void)detail::device_activity::stop();
     device_active_ = false;
     (void)detail::collect_all(/*keep=*/false);
@@ -170,11 +148,11 @@ void Profile::stop() {
     try {
         transit(action_, std::nullopt);
     } catch (...) {
-        set_flags(options_, false, false);
+        detail::stop_recording();
         release_running_slot();
         throw;
     }
-    set_flags(options_, false, false);
+    detail::stop_recording();
     release_running_slot();
     stop_requested_ = false;
 }
@@ -255,33 +233,6 @@ void Profile::transit(ProfilerAction from, std::optional<ProfilerAction> to) {
     }
 }
 
-void Profile::prepare_trace() {
-    // Records, not events: a scope is two records (begin and end).
-    detail::set_record_cap(options_.max_events > 0 ? 2 * options_.max_events : 0);
-    const std::int64_t reserve =
-        options_.max_events > 0 ? std::min(options_.reserve_events, options_.max_events) : options_.reserve_events;
-    detail::reserve_records(2 * std::min<std::int64_t>(reserve, std::int64_t{1} << 40));
-    device_active_ = false;
-    if (wants_cuda(options_)) {
-        const std::string reason = detail::device_activity::start();
-        if (reason.empty()) {
-            device_active_ = true;
-        } else {
-            static std::once_flag said;  // once per process, not once per cycle
-            std::call_once(said, [&] {
-                fmt::print(stderr, "vitals: profiler: CUDA activity is not recorded ({}); recording CPU activity only\n",
-                           reason);
-            });
-        }
-    }
-    set_flags(options_, true, device_active_);
-}
-
-void Profile::start_trace() {
-    detail::collect_all(/*keep=*/false);  // warm-up events are traced, then thrown away
-    window_start_ticks_ = now_ticks();
-}
-
 Profile::Profile(std::initializer_list<ProfileOptions> options)
     : Profile(options.size() == 1 ? *options.begin() : ProfileOptions{}) {
     if (options.size() > 1) throw std::invalid_argument("Profile: give one ProfileOptions, not a list of them");
@@ -300,32 +251,6 @@ void Profile::export_chrome_trace(const std::filesystem::path& path) const {
                                "on_trace_ready)");
     }
     trace_.export_chrome_trace(path);
-}
-
-void Profile::stop_trace() {
-    // The device's work launched inside the window finishes inside it (torch.profiler
-    // synchronises too), so it is flushed whole and kept by the window filter.
-    if (device_active_) detail::device_activity::synchronize();
-    const std::int64_t end = now_ticks();
-    set_flags(options_, false, false);
-    if (detail::cap_reached()) {
-        fmt::print(stderr,
-                   "vitals: warning: the profile reached its cap of {} events and stopped recording for the rest of "
-                   "this window; raise ProfileOptions::max_events or record fewer steps\n",
-                   options_.max_events);
-    }
-    std::vector<DeviceEvent> device = device_active_ ? detail::device_activity::stop() : std::vector<DeviceEvent>{};
-    device_active_ = false;
-    trace_ = detail::build_trace(detail::collect_all(/*keep=*/true), std::move(device), window_start_ticks_, end, options_);
-    has_trace_ = true;
-    if (trace_.scopes_left_open > 0) {
-        fmt::print(stderr,
-                   "vitals: note: {} scope{} still open when the window closed {} left out of this trace (a scope is "
-                   "recorded whole or not at all; end a scope before the step() or stop() that closes the window to "
-                   "keep it)\n",
-                   trace_.scopes_left_open, trace_.scopes_left_open > 1 ? "s" : "",
-                   trace_.scopes_left_open > 1 ? "were" : "was");
-    }
 }
 
 void Profile::trace_ready() {

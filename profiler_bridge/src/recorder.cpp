@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -317,6 +318,23 @@ void begin_correlation() {
 }
 
 void end_correlation() { device_activity::pop_external_id(); }
+
+namespace {
+// Nsight tools load their NVTX handler through this variable; without one, NVTX calls
+// would cost an indirect call each and show nothing.
+bool nvtx_tool_attached() {
+    static const bool attached = std::getenv("NVTX_INJECTION64_PATH") != nullptr;
+    return attached;
+}
+}  // namespace
+
+void start_recording(bool shapes, bool memory, bool device) {
+    const std::uint32_t flags = kRecording | (shapes ? kShapes : 0) | (memory ? kMemory : 0) | (device ? kDevice : 0) |
+                                (nvtx_tool_attached() ? kNvtx : 0);
+    g_record_flags.store(flags, std::memory_order_release);
+}
+
+void stop_recording() { g_record_flags.store(0, std::memory_order_release); }
 
 void set_record_cap(std::int64_t records) {
     g_chunk_cap.store(records <= 0 ? 0 : (records + kChunkRecords - 1) / static_cast<std::int64_t>(kChunkRecords),

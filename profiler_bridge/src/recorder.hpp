@@ -35,6 +35,11 @@ struct ThreadRecords {
     std::vector<ForeignEnd> foreign_ends;
 };
 
+// Turns recording on for every thread, with what a window records beside its scopes
+// (NVTX ranges too when an NVTX tool is attached), or off.
+void start_recording(bool shapes, bool memory, bool device);
+void stop_recording();
+
 // Takes (or, with keep = false, throws away) everything recorded so far by every thread.
 std::vector<ThreadRecords> collect_all(bool keep);
 
