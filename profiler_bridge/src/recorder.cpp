@@ -159,21 +159,22 @@ public:
         attach_cursor();
     }
 
-    // Writer only: side data and the record that refers to it, atomically for collectors.
-    // Returns the record's index in the thread's record stream.
-    // `payload(index)` encodes the record for the side data's index.
-    template <class Table, class Value, class Payload>
-    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, std::int64_t ticks, Payload payload) {
+    // Writer only: side data and the record that refers to it, atomically for collectors;
+    // encode(index) is the record's payload for the side data's index. Returns the
+    // record's index in the thread's record stream.
+    template <class Table, class Value, class Encode>
+    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, std::int64_t ticks, Encode encode) {
         if (t_cursor.next == t_cursor.end) roll();  // room first: roll() takes the mutex too
         std::lock_guard lock(mutex_);
         auto& side = pending_.*table;
         side.push_back(std::forward<Value>(value));
-        return detail::push(ticks, payload(side.size() - 1));
+        return detail::push(ticks, encode(side.size() - 1));
     }
+    // The same for a record of `kind` that holds nothing but the index.
     template <class Table, class Value>
-    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, std::int64_t ticks, RecordKind kind) {
-        return push_with(table, std::forward<Value>(value), ticks,
-                         [kind](std::uint64_t index) { return record_layout::side(kind, index); });
+    void push_side(Table ThreadRecords::*table, Value&& value, RecordKind kind, std::int64_t ticks) {
+        push_with(table, std::forward<Value>(value), ticks,
+                  [kind](std::uint64_t index) { return record_layout::side(kind, index); });
     }
 
     void collect(ThreadRecords& out, bool keep) {
@@ -294,7 +295,7 @@ std::uint64_t record_begin_copy(std::string_view name, Category category, std::i
 }
 
 void record_foreign_end(std::uint64_t buffer_serial, std::uint64_t begin, std::int64_t ticks) {
-    my_buffer().push_with(&ThreadRecords::foreign_ends, ForeignEnd{buffer_serial, begin}, ticks, RecordKind::foreign_end);
+    my_buffer().push_side(&ThreadRecords::foreign_ends, ForeignEnd{buffer_serial, begin}, RecordKind::foreign_end, ticks);
 }
 
 void record_inputs(std::span<const InputMeta> inputs) {
@@ -303,7 +304,7 @@ void record_inputs(std::span<const InputMeta> inputs) {
         list.shapes.emplace_back(in.shape.begin(), in.shape.end());
         list.dtypes.emplace_back(in.dtype);
     }
-    my_buffer().push_with(&ThreadRecords::inputs, std::move(list), now_ticks(), RecordKind::inputs);
+    my_buffer().push_side(&ThreadRecords::inputs, std::move(list), RecordKind::inputs, now_ticks());
 }
 
 namespace {
@@ -385,7 +386,7 @@ namespace vitals::profiler {
 
 void record_memory(const MemoryRecord& record) {
     if (!detail::recording_memory()) return;
-    detail::my_buffer().push_with(&detail::ThreadRecords::memory, record, now_ticks(), detail::RecordKind::memory);
+    detail::my_buffer().push_side(&detail::ThreadRecords::memory, record, detail::RecordKind::memory, now_ticks());
 }
 
 std::size_t recorder_memory_bytes() { return detail::buffered_bytes(); }

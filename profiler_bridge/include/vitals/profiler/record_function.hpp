@@ -4,9 +4,10 @@
 //
 // With no profile recording, a scope costs one predictable branch. When recording, it
 // appends a begin and an end record (16 bytes each: a timestamp and a name, or the
-// begin's place in the thread's record stream) to the calling thread's own buffer, with
-// no lock (record_layout.hpp says what each record holds). The end names its begin, so scopes that do not close in reverse order (a
-// profile step inside a loop-body scope), or close on another thread, keep their times.
+// begin's place in the thread's record stream; record_layout.hpp places the bits) to the
+// calling thread's own buffer, with no lock. The end names its begin, so scopes that do
+// not close in reverse order (a profile step inside a loop-body scope), or close on
+// another thread, keep their times.
 #pragma once
 
 #include <atomic>
