@@ -1,9 +1,8 @@
 // Installs vitals::cuda's hooks before main. vitals::cuda's usage requirements make the
 // linker keep this file (--undefined of the anchor below), so that a program linking
 // vitals::cuda from a static archive gets its hooks without calling anything.
-#include "device_activity.hpp"
 #include "parts.hpp"
-#include "vitals/cuda_hooks.hpp"
+#include "vitals/profiler/plug_points.hpp"
 
 extern "C" int vitals_cuda_link_anchor;
 int vitals_cuda_link_anchor = 0;

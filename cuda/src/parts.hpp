@@ -1,5 +1,5 @@
 // What vitals::cuda implements: the CUDA side of platform's, the timer's and the
-// profiler's hooks. Internal.
+// profiler's hooks (vitals/profiler/plug_points.hpp). Internal.
 #pragma once
 
 #include <cstdint>

@@ -1,12 +1,13 @@
 // CUDA activity for the profiler (CUPTI) and NVTX ranges, behind a host-only interface.
-// Internal. vitals::cuda installs the hooks; without them every call is a no-op and
-// start() says why it cannot record.
+// Internal. vitals::cuda installs the hooks (vitals/profiler/plug_points.hpp); without
+// them every call is a no-op and start() says why it cannot record.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "vitals/profiler/plug_points.hpp"
 #include "vitals/profiler/trace.hpp"
 
 namespace vitals::profiler::detail::device_activity {
@@ -31,18 +32,5 @@ std::vector<DeviceEvent> in_window(std::vector<DeviceEvent> events, std::int64_t
 // Tags device work launched until the matching pop with a host op's external id.
 void push_external_id(std::uint64_t id);
 void pop_external_id();
-
-// The CUDA side of the calls above and of detail::nvtx_push/nvtx_pop.
-struct Hooks {
-    std::string (*start)() = nullptr;
-    std::vector<DeviceEvent> (*stop)() = nullptr;
-    void (*synchronize)() = nullptr;
-    void (*push_external_id)(std::uint64_t id) = nullptr;
-    void (*pop_external_id)() = nullptr;
-    void (*nvtx_push)(const char* name) = nullptr;
-    void (*nvtx_pop)() = nullptr;
-};
-// Installs the hooks for the whole process (vitals::cuda does, before main).
-void install_hooks(const Hooks& hooks);
 
 }  // namespace vitals::profiler::detail::device_activity

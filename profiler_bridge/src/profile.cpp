@@ -1,3 +1,6 @@
+// Profile's schedule: the actions of torch.profiler's schedule, the transitions between
+// them as steps go by, start/stop/step, and a forked child's copy of a running profile.
+// A window's edges (arming the recorder, building the trace) are in window.cpp.
 #include "vitals/profiler/profile.hpp"
 
 #include <fmt/format.h>
@@ -6,13 +9,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
-#include <mutex>
-#include <chrono>
-#include <cstdlib>
-#include <limits>
-#include <unordered_map>
 #include <stdexcept>
 
 #include "device_activity.hpp"
@@ -22,137 +19,6 @@ namespace vitals::profiler {
 namespace {
 
 std::atomic<Profile*> g_running_profile{nullptr};
-
-std::int64_t wall_clock_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-// Nsight tools load their NVTX handler through this variable; without one, NVTX calls
-// would cost an indirect call each and show nothing.
-bool nvtx_tool_attached() {
-    static const bool attached = std::getenv("NVTX_INJECTION64_PATH") != nullptr;
-    return attached;
-}
-
-void set_flags(const ProfileOptions& options, bool recording, bool device) {
-    std::uint32_t flags = 0;
-    if (recording) {
-        flags = detail::kRecording | (options.record_shapes ? detail::kShapes : 0) |
-                (options.profile_memory ? detail::kMemory : 0) | (device ? detail::kDevice : 0) |
-                (nvtx_tool_attached() ? detail::kNvtx : 0);
-    }
-    detail::g_record_flags.store(flags, std::memory_order_release);
-}
-
-bool wants_cuda(const ProfileOptions& options) {
-    return std::find(options.activities.begin(), options.activities.end(), Activity::cuda) != options.activities.end();
-}
-
-// Rebuilds events from each thread's records: a begin opens an event, and the end that
-// names it (by the begin's index in its thread's record stream) closes it, on whichever
-// thread it was recorded. An end recorded by the time the records are collected counts
-// with its own time, even just past the window's end; a scope still open then (one around
-// the step() that closed the window, or on a thread still inside it) is left out and
-// counted in Trace::scopes_left_open, never cut to the window. Ends whose begin came
-// before the window are ignored. Parents follow from the intervals, as in torch
-// (Trace::link_parents), so scopes that overlap without nesting keep both times.
-Trace build_trace(std::vector<detail::ThreadRecords> threads, std::vector<DeviceEvent> device,
-                  std::int64_t window_start_ticks, std::int64_t window_end_ticks, const ProfileOptions& options) {
-    const TickConverter clock = TickConverter::calibrated();
-    Trace trace;
-    trace.pid = ::getpid();
-    trace.start_ns = clock.to_ns(window_start_ticks);
-    trace.end_ns = clock.to_ns(window_end_ticks);
-    trace.base_time_ns = wall_clock_ns() - (detail::steady_ns() - trace.start_ns);
-    trace.worker_name = options.worker_name.empty() ? default_worker_name() : options.worker_name;
-    trace.profile_memory = options.profile_memory;
-    trace.rank = options.rank;
-    trace.world_size = options.world_size;
-    constexpr std::int64_t kOpen = std::numeric_limits<std::int64_t>::min();
-    std::size_t records = 0;
-    for (const detail::ThreadRecords& t : threads) records += t.records.size();
-    trace.events.reserve(records / 2 + 1);
-
-    // Per collected thread: the event each begin record opened (-1 for other records).
-    std::vector<std::vector<std::int32_t>> event_at(threads.size());
-    std::unordered_map<std::uint64_t, std::size_t> thread_of_serial;
-    const auto close = [&](std::size_t thread, std::uint64_t begin, std::int64_t end_ns) {
-        const detail::ThreadRecords& t = threads[thread];
-        if (begin < t.first_index || begin - t.first_index >= event_at[thread].size()) return;  // before the window
-        const std::int32_t e = event_at[thread][begin - t.first_index];
-        if (e < 0) return;
-        Event& event = trace.events[static_cast<std::size_t>(e)];
-        if (event.end_ns == kOpen) event.end_ns = std::max(end_ns, event.start_ns);
-    };
-    struct PendingEnd {
-        detail::ForeignEnd end;
-        std::int64_t end_ns;
-    };
-    std::vector<PendingEnd> foreign_ends;
-    std::int64_t next_external_id = 1;
-    for (std::size_t ti = 0; ti < threads.size(); ++ti) {
-        detail::ThreadRecords& t = threads[ti];
-        thread_of_serial[t.buffer_serial] = ti;
-        const auto thread = static_cast<std::int32_t>(trace.threads.size());
-        trace.threads.push_back({t.tid, t.thread_name});
-        std::vector<std::int32_t>& at = event_at[ti];
-        at.assign(t.records.size(), -1);
-        std::int32_t last_begun = -1;  // inputs and correlations belong to the scope begun last
-        for (std::size_t k = 0; k < t.records.size(); ++k) {
-            const detail::Record& r = t.records[k];
-            const std::uint64_t value = r.payload & detail::kValueMask;
-            switch (detail::kind_of(r.payload)) {
-                case detail::RecordKind::begin_literal:
-                case detail::RecordKind::begin_copied: {
-                    Event e;
-                    const std::uint64_t name = value & ~detail::kAnnotationBit;
-                    e.name = detail::kind_of(r.payload) == detail::RecordKind::begin_literal
-                                 ? std::string_view(reinterpret_cast<const char*>(name))  // a literal: lives as long
-                                 : trace.intern(t.names[name]);
-                    e.category = (r.payload & detail::kAnnotationBit) ? Category::user_annotation : Category::cpu_op;
-                    e.thread = thread;
-                    e.start_ns = clock.to_ns(r.ticks);
-                    e.end_ns = kOpen;
-                    e.external_id = next_external_id++;
-                    last_begun = at[k] = static_cast<std::int32_t>(trace.events.size());
-                    trace.events.push_back(e);
-                    break;
-                }
-                case detail::RecordKind::end:
-                    close(ti, value, clock.to_ns(r.ticks));
-                    break;
-                case detail::RecordKind::foreign_end:
-                    foreign_ends.push_back({t.foreign_ends[value], clock.to_ns(r.ticks)});
-                    break;
-                case detail::RecordKind::inputs:
-                    if (last_begun >= 0) {
-                        trace.events[static_cast<std::size_t>(last_begun)].inputs = static_cast<std::int32_t>(trace.inputs.size());
-                        trace.inputs.push_back({std::move(t.inputs[value].shapes), std::move(t.inputs[value].dtypes)});
-                    }
-                    break;
-                case detail::RecordKind::memory:
-                    trace.memory.push_back({clock.to_ns(r.ticks), thread, t.memory[value]});
-                    break;
-                case detail::RecordKind::correlation:
-                    if (last_begun >= 0) trace.events[static_cast<std::size_t>(last_begun)].external_id = static_cast<std::int64_t>(value);
-                    break;
-            }
-        }
-        std::vector<detail::Record>().swap(t.records);  // the records' memory goes as the events come
-    }
-    for (const PendingEnd& p : foreign_ends) {
-        if (const auto found = thread_of_serial.find(p.end.buffer_serial); found != thread_of_serial.end()) {
-            close(found->second, p.end.begin, p.end_ns);
-        }
-    }
-    trace.scopes_left_open = static_cast<std::int64_t>(
-        std::erase_if(trace.events, [](const Event& e) { return e.end_ns == kOpen; }));
-    trace.link_parents();
-    trace.device = detail::device_activity::in_window(std::move(device), trace.start_ns, trace.end_ns);
-    trace.compute_attribution();
-    return trace;
-}
 
 }  // namespace
 
@@ -222,7 +88,7 @@ void Profile::stop_quietly(const char* why) noexcept {
 void Profile::discard_window() {
     end_step_annotation();
     running_ = false;
-    set_flags(options_, false, false);
+    detail::stop_recording();
     if (device_active_) (void)detail::device_activity::stop();
     device_active_ = false;
     (void)detail::collect_all(/*keep=*/false);
@@ -282,11 +148,11 @@ void Profile::stop() {
     try {
         transit(action_, std::nullopt);
     } catch (...) {
-        set_flags(options_, false, false);
+        detail::stop_recording();
         release_running_slot();
         throw;
     }
-    set_flags(options_, false, false);
+    detail::stop_recording();
     release_running_slot();
     stop_requested_ = false;
 }
@@ -367,33 +233,6 @@ void Profile::transit(ProfilerAction from, std::optional<ProfilerAction> to) {
     }
 }
 
-void Profile::prepare_trace() {
-    // Records, not events: a scope is two records (begin and end).
-    detail::set_record_cap(options_.max_events > 0 ? 2 * options_.max_events : 0);
-    const std::int64_t reserve =
-        options_.max_events > 0 ? std::min(options_.reserve_events, options_.max_events) : options_.reserve_events;
-    detail::reserve_records(2 * std::min<std::int64_t>(reserve, std::int64_t{1} << 40));
-    device_active_ = false;
-    if (wants_cuda(options_)) {
-        const std::string reason = detail::device_activity::start();
-        if (reason.empty()) {
-            device_active_ = true;
-        } else {
-            static std::once_flag said;  // once per process, not once per cycle
-            std::call_once(said, [&] {
-                fmt::print(stderr, "vitals: profiler: CUDA activity is not recorded ({}); recording CPU activity only\n",
-                           reason);
-            });
-        }
-    }
-    set_flags(options_, true, device_active_);
-}
-
-void Profile::start_trace() {
-    detail::collect_all(/*keep=*/false);  // warm-up events are traced, then thrown away
-    window_start_ticks_ = now_ticks();
-}
-
 Profile::Profile(std::initializer_list<ProfileOptions> options)
     : Profile(options.size() == 1 ? *options.begin() : ProfileOptions{}) {
     if (options.size() > 1) throw std::invalid_argument("Profile: give one ProfileOptions, not a list of them");
@@ -412,32 +251,6 @@ void Profile::export_chrome_trace(const std::filesystem::path& path) const {
                                "on_trace_ready)");
     }
     trace_.export_chrome_trace(path);
-}
-
-void Profile::stop_trace() {
-    // The device's work launched inside the window finishes inside it (torch.profiler
-    // synchronises too), so it is flushed whole and kept by the window filter.
-    if (device_active_) detail::device_activity::synchronize();
-    const std::int64_t end = now_ticks();
-    set_flags(options_, false, false);
-    if (detail::cap_reached()) {
-        fmt::print(stderr,
-                   "vitals: warning: the profile reached its cap of {} events and stopped recording for the rest of "
-                   "this window; raise ProfileOptions::max_events or record fewer steps\n",
-                   options_.max_events);
-    }
-    std::vector<DeviceEvent> device = device_active_ ? detail::device_activity::stop() : std::vector<DeviceEvent>{};
-    device_active_ = false;
-    trace_ = build_trace(detail::collect_all(/*keep=*/true), std::move(device), window_start_ticks_, end, options_);
-    has_trace_ = true;
-    if (trace_.scopes_left_open > 0) {
-        fmt::print(stderr,
-                   "vitals: note: {} scope{} still open when the window closed {} left out of this trace (a scope is "
-                   "recorded whole or not at all; end a scope before the step() or stop() that closes the window to "
-                   "keep it)\n",
-                   trace_.scopes_left_open, trace_.scopes_left_open > 1 ? "s" : "",
-                   trace_.scopes_left_open > 1 ? "were" : "was");
-    }
 }
 
 void Profile::trace_ready() {

@@ -14,8 +14,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -158,16 +159,22 @@ public:
         attach_cursor();
     }
 
-    // Writer only: side data and the record that refers to it, atomically for collectors.
-    // Returns the record's index in the thread's record stream.
-    template <class Table, class Value>
-    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, RecordKind kind, std::int64_t ticks,
-                            std::uint64_t extra_bits = 0) {
+    // Writer only: side data and the record that refers to it, atomically for collectors;
+    // encode(index) is the record's payload for the side data's index. Returns the
+    // record's index in the thread's record stream.
+    template <class Table, class Value, class Encode>
+    std::uint64_t push_with(Table ThreadRecords::*table, Value&& value, std::int64_t ticks, Encode encode) {
         if (t_cursor.next == t_cursor.end) roll();  // room first: roll() takes the mutex too
         std::lock_guard lock(mutex_);
         auto& side = pending_.*table;
         side.push_back(std::forward<Value>(value));
-        return detail::push(ticks, (static_cast<std::uint64_t>(kind) << kKindShift) | extra_bits | (side.size() - 1));
+        return detail::push(ticks, encode(side.size() - 1));
+    }
+    // The same for a record of `kind` that holds nothing but the index.
+    template <class Table, class Value>
+    void push_side(Table ThreadRecords::*table, Value&& value, RecordKind kind, std::int64_t ticks) {
+        push_with(table, std::forward<Value>(value), ticks,
+                  [kind](std::uint64_t index) { return record_layout::side(kind, index); });
     }
 
     void collect(ThreadRecords& out, bool keep) {
@@ -281,12 +288,14 @@ std::uint64_t push_slow(std::int64_t ticks, std::uint64_t payload) {
 }
 
 std::uint64_t record_begin_copy(std::string_view name, Category category, std::int64_t ticks) {
-    return my_buffer().push_with(&ThreadRecords::names, std::string(name), RecordKind::begin_copied, ticks,
-                                 category == Category::user_annotation ? kAnnotationBit : 0);
+    const bool annotation = category == Category::user_annotation;
+    return my_buffer().push_with(&ThreadRecords::names, std::string(name), ticks, [annotation](std::uint64_t index) {
+        return record_layout::begin_copied(index, annotation);
+    });
 }
 
 void record_foreign_end(std::uint64_t buffer_serial, std::uint64_t begin, std::int64_t ticks) {
-    my_buffer().push_with(&ThreadRecords::foreign_ends, ForeignEnd{buffer_serial, begin}, RecordKind::foreign_end, ticks);
+    my_buffer().push_side(&ThreadRecords::foreign_ends, ForeignEnd{buffer_serial, begin}, RecordKind::foreign_end, ticks);
 }
 
 void record_inputs(std::span<const InputMeta> inputs) {
@@ -295,7 +304,7 @@ void record_inputs(std::span<const InputMeta> inputs) {
         list.shapes.emplace_back(in.shape.begin(), in.shape.end());
         list.dtypes.emplace_back(in.dtype);
     }
-    my_buffer().push_with(&ThreadRecords::inputs, std::move(list), RecordKind::inputs, now_ticks());
+    my_buffer().push_side(&ThreadRecords::inputs, std::move(list), RecordKind::inputs, now_ticks());
 }
 
 namespace {
@@ -305,11 +314,28 @@ std::atomic<std::uint64_t> g_next_correlation{std::uint64_t{1} << 40};
 
 void begin_correlation() {
     const std::uint64_t id = g_next_correlation.fetch_add(1, std::memory_order_relaxed);
-    push(now_ticks(), (static_cast<std::uint64_t>(RecordKind::correlation) << kKindShift) | id);
+    push(now_ticks(), record_layout::correlation(id));
     device_activity::push_external_id(id);
 }
 
 void end_correlation() { device_activity::pop_external_id(); }
+
+namespace {
+// Nsight tools load their NVTX handler through this variable; without one, NVTX calls
+// would cost an indirect call each and show nothing.
+bool nvtx_tool_attached() {
+    static const bool attached = std::getenv("NVTX_INJECTION64_PATH") != nullptr;
+    return attached;
+}
+}  // namespace
+
+void start_recording(bool shapes, bool memory, bool device) {
+    const std::uint32_t flags = kRecording | (shapes ? kShapes : 0) | (memory ? kMemory : 0) | (device ? kDevice : 0) |
+                                (nvtx_tool_attached() ? kNvtx : 0);
+    g_record_flags.store(flags, std::memory_order_release);
+}
+
+void stop_recording() { g_record_flags.store(0, std::memory_order_release); }
 
 void set_record_cap(std::int64_t records) {
     g_chunk_cap.store(records <= 0 ? 0 : (records + kChunkRecords - 1) / static_cast<std::int64_t>(kChunkRecords),
@@ -360,7 +386,7 @@ namespace vitals::profiler {
 
 void record_memory(const MemoryRecord& record) {
     if (!detail::recording_memory()) return;
-    detail::my_buffer().push_with(&detail::ThreadRecords::memory, record, detail::RecordKind::memory, now_ticks());
+    detail::my_buffer().push_side(&detail::ThreadRecords::memory, record, detail::RecordKind::memory, now_ticks());
 }
 
 std::size_t recorder_memory_bytes() { return detail::buffered_bytes(); }

@@ -11,8 +11,6 @@
 
 namespace vitals::profiler::detail {
 
-inline RecordKind kind_of(std::uint64_t payload) { return static_cast<RecordKind>(payload >> kKindShift); }
-
 struct InputList {
     std::vector<std::vector<std::int64_t>> shapes;
     std::vector<std::string> dtypes;
@@ -36,6 +34,11 @@ struct ThreadRecords {
     std::vector<MemoryRecord> memory;
     std::vector<ForeignEnd> foreign_ends;
 };
+
+// Turns recording on for every thread, with what a window records beside its scopes
+// (NVTX ranges too when an NVTX tool is attached), or off.
+void start_recording(bool shapes, bool memory, bool device);
+void stop_recording();
 
 // Takes (or, with keep = false, throws away) everything recorded so far by every thread.
 std::vector<ThreadRecords> collect_all(bool keep);

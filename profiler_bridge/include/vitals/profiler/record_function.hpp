@@ -4,9 +4,10 @@
 //
 // With no profile recording, a scope costs one predictable branch. When recording, it
 // appends a begin and an end record (16 bytes each: a timestamp and a name, or the
-// begin's place in the thread's record stream) to the calling thread's own buffer, with
-// no lock. The end names its begin, so scopes that do not close in reverse order (a
-// profile step inside a loop-body scope), or close on another thread, keep their times.
+// begin's place in the thread's record stream; record_layout.hpp places the bits) to the
+// calling thread's own buffer, with no lock. The end names its begin, so scopes that do
+// not close in reverse order (a profile step inside a loop-body scope), or close on
+// another thread, keep their times.
 #pragma once
 
 #include <atomic>
@@ -17,6 +18,7 @@
 #include <type_traits>
 
 #include "vitals/profiler/clock.hpp"
+#include "vitals/profiler/record_layout.hpp"
 
 namespace vitals::profiler {
 
@@ -35,36 +37,11 @@ namespace detail {
 // bit 4: an NVTX tool (Nsight) is attached, so scopes push NVTX ranges.
 extern std::atomic<std::uint32_t> g_record_flags;
 constexpr std::uint32_t kRecording = 1, kShapes = 2, kMemory = 4, kDevice = 8, kNvtx = 16;
-inline bool nvtx_ranges() { return (g_record_flags.load(std::memory_order_relaxed) & kNvtx) != 0; }
 
 inline bool recording() { return (g_record_flags.load(std::memory_order_relaxed) & kRecording) != 0; }
-inline bool recording_shapes() {
-    return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kShapes)) == (kRecording | kShapes);
-}
-inline bool recording_device() {
-    return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kDevice)) == (kRecording | kDevice);
-}
 inline bool recording_memory() {
     return (g_record_flags.load(std::memory_order_relaxed) & (kRecording | kMemory)) == (kRecording | kMemory);
 }
-
-// 16 bytes: a timestamp and a payload whose top byte says what it is.
-struct Record {
-    std::int64_t ticks;
-    std::uint64_t payload;
-};
-enum class RecordKind : std::uint8_t {
-    begin_literal = 1,  // low 56 bits: const char* name
-    begin_copied,       // low 56 bits: index into the thread's copied names
-    end,                // low 56 bits: the begin's index in this thread's record stream
-    inputs,       // low 56 bits: index into the thread's input lists (for the scope begun last)
-    memory,       // low 56 bits: index into the thread's memory records
-    correlation,  // low 56 bits: the external id device work of the scope begun last carries
-    foreign_end,  // low 56 bits: index into the thread's foreign ends (a scope begun on another thread)
-};
-constexpr int kKindShift = 56;
-constexpr std::uint64_t kValueMask = (std::uint64_t{1} << kKindShift) - 1;
-constexpr std::uint64_t kAnnotationBit = std::uint64_t{1} << 55;  // category, in begin records
 
 // The calling thread's place in its current chunk. Written only by its thread; the
 // count is published with a release store for collectors.
@@ -117,15 +94,13 @@ inline std::uint64_t push(std::int64_t ticks, std::uint64_t payload) {
 // Appends to the calling thread's buffer and returns the begin's index, which its end
 // names. `name` must outlive the profile (a literal).
 inline std::uint64_t record_begin(const char* name, Category category, std::int64_t ticks) {
-    return push(ticks, (static_cast<std::uint64_t>(RecordKind::begin_literal) << kKindShift) |
-                           (category == Category::user_annotation ? kAnnotationBit : 0) |
-                           reinterpret_cast<std::uintptr_t>(name));
+    return push(ticks, record_layout::begin_literal(name, category == Category::user_annotation));
 }
 // A begin whose name is copied (dynamic names, e.g. "ProfilerStep#3").
 std::uint64_t record_begin_copy(std::string_view name, Category category, std::int64_t ticks);
 // The end of the scope whose begin record_begin returned `begin` on this thread.
 inline void record_end(std::uint64_t begin, std::int64_t ticks) {
-    push(ticks, (static_cast<std::uint64_t>(RecordKind::end) << kKindShift) | (begin & kValueMask));
+    push(ticks, record_layout::end(begin));
 }
 // The same for a scope begun on the thread whose buffer is `buffer_serial`.
 void record_foreign_end(std::uint64_t buffer_serial, std::uint64_t begin, std::int64_t ticks);
@@ -136,7 +111,7 @@ void begin_correlation();
 void end_correlation();
 
 // NVTX ranges, through vitals::cuda (nothing in a program without it). Called only
-// while nvtx_ranges().
+// by scopes begun while the flags held kNvtx.
 void nvtx_push(const char* name);
 void nvtx_pop();
 
