@@ -74,7 +74,7 @@ TEST(Machine, LevelForAWorkingSet) {
 TEST(Machine, RooflinePlacementByHand) {
     const Limits l = round_machine();
     // A copy of 256 KiB each way in 10 us on one core: 512 KiB moved, fits L2 (50 GB/s best).
-    const Placement copy = place(l, {.bytes = 512 << 10, .working_set = 512 << 10}, 10e-6);
+    const Placement copy = place(l, {.bytes = 512 << 10, .working_set = 512 << 10}, 1, 10e-6);
     EXPECT_EQ(copy.level, "L2");
     EXPECT_FALSE(copy.compute_bound);
     EXPECT_DOUBLE_EQ(copy.bound, 50e9);
@@ -82,7 +82,7 @@ TEST(Machine, RooflinePlacementByHand) {
     EXPECT_EQ(copy.verdict, "memory-bound (L2)");
     // A 128x128 f32 matmul: 2 * 128^3 flops over 3 * 64 KiB, in 50 us, one core.
     const double flops = 2.0 * 128 * 128 * 128, bytes = 3.0 * 128 * 128 * 4;
-    const Placement mm = place(l, {.bytes = bytes, .flops = flops}, 50e-6);
+    const Placement mm = place(l, {.bytes = bytes, .flops = flops}, 1, 50e-6);
     EXPECT_NEAR(mm.intensity, flops / bytes, 1e-12);  // 21.3 flops per byte
     EXPECT_EQ(mm.level, "L2");                          // 192 KiB
     EXPECT_TRUE(mm.compute_bound);                      // 21.3 * 50 GB/s > 100 GFLOP/s
@@ -90,14 +90,14 @@ TEST(Machine, RooflinePlacementByHand) {
     EXPECT_NEAR(mm.share, flops / 50e-6 / 100e9, 1e-12);
     EXPECT_EQ(mm.verdict, "compute-bound");
     // The same in f64 on four threads: the all-core f64 peak bounds it.
-    const Placement mm64 = place(l, {.bytes = 2 * bytes, .flops = flops, .threads = 4, .f64 = true}, 50e-6);
+    const Placement mm64 = place(l, {.bytes = 2 * bytes, .flops = flops, .f64 = true}, 4, 50e-6);
     EXPECT_DOUBLE_EQ(mm64.bound, 200e9);
     // Low intensity: bound by intensity times bandwidth (memory: 10 GB/s best).
-    const Placement axpy = place(l, {.bytes = 3 * 8e6, .flops = 2e6, .f64 = true}, 3e-3);
+    const Placement axpy = place(l, {.bytes = 3 * 8e6, .flops = 2e6, .f64 = true}, 1, 3e-3);
     EXPECT_EQ(axpy.level, "memory");
     EXPECT_FALSE(axpy.compute_bound);
     EXPECT_NEAR(axpy.bound, 2e6 / 24e6 * 10e9, 1e-3);
-    EXPECT_THROW(place(l, {.bytes = 1}, 0.0), std::invalid_argument);
+    EXPECT_THROW(place(l, {.bytes = 1}, 1, 0.0), std::invalid_argument);
 }
 
 // A real measurement on this machine: every figure positive, the cache levels in the

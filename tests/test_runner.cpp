@@ -103,6 +103,27 @@ TEST(Runner, ProcessesRunEveryCaseInFreshProcessesAndTagTheBlocks) {
     fs::remove(rank_path);
 }
 
+// The workers of --processes measure as the command line asked: each option as given,
+// flags and values alike.
+TEST(Runner, ProcessesPassTheMeasurementOptionsToEveryWorker) {
+    const fs::path json_path = fs::temp_directory_path() / ("vitals-runner-worker-flags-" + std::to_string(::getpid()) + ".json");
+    const CommandResult r = run("vitals_fixture_bench", "run --filter '^fixture/sqrt$' --processes 2 --adaptive --threshold 0.9 "
+                                                        "--min-run-time 0.01 --max-run-time 2 --json " + json_path.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(json_path);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    std::set<int> processes;
+    for (const auto& b : doc.at("benchmarks")) {
+        if (b.at("run_type") == "iteration") processes.insert(b.at("vitals_process").get<int>());
+    }
+    EXPECT_EQ(processes, (std::set<int>{0, 1}));
+    fs::remove(json_path);
+    // A value the worker would refuse is refused by the parent first, with the parent's words.
+    const CommandResult bad = run("vitals_fixture_bench", "run --processes 2 --max-run-time 2");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("--max-run-time goes with --adaptive or --precision"), std::string::npos) << bad.err;
+}
+
 // Failed and skipped cases are listed as such by compare and report, not as removed;
 // an interrupted run's file is warned about, and merge keeps its mark.
 TEST(Runner, CompareListsFailedCasesAndWarnsAboutIncompleteFiles) {

@@ -253,11 +253,11 @@ std::string table(const Limits& limits) {
     return out;
 }
 
-Placement place(const Limits& limits, const Work& work, double seconds) {
+Placement place(const Limits& limits, const WorkPerCall& work, int threads, double seconds) {
     if (!(seconds > 0) || !std::isfinite(seconds)) throw std::invalid_argument("place: the time per call must be positive");
     Placement p;
-    const bool all = work.threads > 1;
-    const std::int64_t working_set = work.working_set > 0 ? work.working_set : static_cast<std::int64_t>(work.bytes);
+    const bool all = threads > 1;
+    const auto working_set = static_cast<std::int64_t>(work.working_set > 0 ? work.working_set : work.bytes);
     const Bandwidth& level = limits.level_for(working_set, all);
     p.level = level.level;
     // The best streaming rate of that level: what moving the bytes can reach at most.

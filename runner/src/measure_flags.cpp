@@ -26,57 +26,67 @@ Measurement measure(Timer& timer, const MeasureOptions& o, double timeout_second
                                        timeout_seconds));
         }
     };
-    if (o.number > 0) return timer.timeit(o.number);
-    if (o.adaptive || o.precision > 0) {
-        AdaptiveAutorangeOptions a{.threshold = o.threshold,
-                                   .precision = o.precision,
-                                   .max_run_time = o.max_run_time,
-                                   .callback = stop_if_interrupted};
-        if (o.min_run_time > 0) a.min_run_time = o.min_run_time;
+    if (o.number) return timer.timeit(*o.number);
+    if (o.adaptive || o.precision) {
+        AdaptiveAutorangeOptions a{.callback = stop_if_interrupted};
+        if (o.threshold) a.threshold = *o.threshold;
+        if (o.precision) a.precision = *o.precision;
+        if (o.min_run_time) a.min_run_time = *o.min_run_time;
+        if (o.max_run_time) a.max_run_time = *o.max_run_time;
         return timer.adaptive_autorange(a);
     }
     BlockedAutorangeOptions b{.callback = stop_if_interrupted};
-    if (o.min_run_time > 0) b.min_run_time = o.min_run_time;
+    if (o.min_run_time) b.min_run_time = *o.min_run_time;
     return timer.blocked_autorange(b);
 }
 
 }  // namespace
 
 void MeasureOptions::declare(CLI::App& app) {
-    app.add_option("--min-run-time", min_run_time, "Seconds of measured blocks to gather (default 0.2; adaptive 0.01)")
-        ->check(positive_seconds());
+    const BlockedAutorangeOptions blocked;
+    const AdaptiveAutorangeOptions adaptive_defaults;
+    declared_.push_back(app.add_option("--min-run-time", min_run_time,
+                                       fmt::format("Seconds of measured blocks to gather (default {}; adaptive {})",
+                                                   blocked.min_run_time, adaptive_defaults.min_run_time))
+                            ->check(positive_seconds()));
     auto* adaptive_flag = app.add_flag("--adaptive", adaptive, "Time blocks until IQR/median < threshold");
-    app.add_option("--threshold", threshold, "Adaptive: the IQR/median to reach (default 0.1)")
-        ->check(open_unit_interval())
-        ->needs(adaptive_flag);
-    app.add_option("--precision", precision,
-                       "Time blocks until the median's 95% confidence interval is within +/- this fraction of it "
-                       "(e.g. 0.01), or --max-run-time")
-            ->check(open_unit_interval())
-            ->excludes(adaptive_flag);
-    max_run_time_option_ = app.add_option("--max-run-time", max_run_time,
-                                          "Adaptive or precision: stop after this many seconds of wall time (default 10)")
-                               ->check(positive_seconds());
+    declared_.push_back(adaptive_flag);
+    declared_.push_back(app.add_option("--threshold", threshold,
+                                       fmt::format("Adaptive: the IQR/median to reach (default {})", adaptive_defaults.threshold))
+                            ->check(open_unit_interval())
+                            ->needs(adaptive_flag));
+    declared_.push_back(app.add_option("--precision", precision,
+                                       "Time blocks until the median's 95% confidence interval is within +/- this fraction "
+                                       "of it (e.g. 0.01), or --max-run-time")
+                            ->check(open_unit_interval())
+                            ->excludes(adaptive_flag));
+    declared_.push_back(app.add_option("--max-run-time", max_run_time,
+                                       fmt::format("Adaptive or precision: stop after this many seconds of wall time "
+                                                   "(default {})",
+                                                   adaptive_defaults.max_run_time))
+                            ->check(positive_seconds()));
 }
 
 void MeasureOptions::validate() const {
-    if (max_run_time_option_ != nullptr && max_run_time_option_->count() > 0 && !adaptive && precision <= 0) {
+    if (max_run_time && !adaptive && !precision) {
         throw UsageError("--max-run-time goes with --adaptive or --precision; add one of them");
     }
-    if ((adaptive || precision > 0) && min_run_time > 0 && max_run_time < min_run_time) {
+    const double max_seconds = max_run_time.value_or(AdaptiveAutorangeOptions{}.max_run_time);
+    if ((adaptive || precision) && min_run_time && max_seconds < *min_run_time) {
         throw UsageError(fmt::format("--max-run-time ({}) is below --min-run-time ({}); raise --max-run-time",
-                                     max_run_time, min_run_time));
+                                     max_seconds, *min_run_time));
     }
 }
 
 std::vector<std::string> MeasureOptions::arguments() const {
-    // Shortest round-trip text of each number, so the worker measures exactly as asked.
-    const auto number = [](double v) { return fmt::format("{}", v); };
+    // The text as given, so the worker parses exactly what this process parsed.
     std::vector<std::string> out;
-    if (min_run_time > 0) out.insert(out.end(), {"--min-run-time", number(min_run_time)});
-    if (adaptive) out.insert(out.end(), {"--adaptive", "--threshold", number(threshold)});
-    if (precision > 0) out.insert(out.end(), {"--precision", number(precision)});
-    if (adaptive || precision > 0) out.insert(out.end(), {"--max-run-time", number(max_run_time)});
+    for (const CLI::Option* option : declared_) {
+        if (option->count() == 0) continue;
+        out.push_back(option->get_name());
+        if (option->get_expected_max() == 0) continue;  // a flag
+        for (const std::string& value : option->results()) out.push_back(value);
+    }
     return out;
 }
 

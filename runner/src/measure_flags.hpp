@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,23 +19,25 @@ class Option;
 
 namespace vitals::cli {
 
+// What the command line overrides of the Timer's own defaults (BlockedAutorangeOptions,
+// AdaptiveAutorangeOptions): an option not given leaves the Timer's value.
 struct MeasureOptions {
-    double min_run_time = 0.0;  // 0: the mode's default
+    std::optional<double> min_run_time;
     bool adaptive = false;
-    double threshold = 0.1;
-    double max_run_time = 10.0;
-    double precision = 0.0;  // > 0: adaptive, until the median's 95% interval is within +/- this
-    std::int64_t number = 0;  // > 0: a single timeit(number) block
+    std::optional<double> threshold;
+    std::optional<double> max_run_time;
+    std::optional<double> precision;  // adaptive, until the median's 95% interval is within +/- this
+    std::optional<std::int64_t> number;  // a single timeit(number) block (timeit --number)
 
-    // Declares --min-run-time, --adaptive, --threshold, --max-run-time.
+    // Declares --min-run-time, --adaptive, --threshold, --precision, --max-run-time.
     void declare(CLI::App& app);
     // UsageError for combinations the flags alone cannot refuse.
     void validate() const;
-    // The flags that give these options again (for a worker process of run --processes).
+    // Those options as they were given, for a worker process of run --processes.
     std::vector<std::string> arguments() const;
 
 private:
-    CLI::Option* max_run_time_option_ = nullptr;
+    std::vector<const CLI::Option*> declared_;
 };
 
 // Thrown out of a measurement once a stop signal arrived (see StopSignals).

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "vitals/work_per_call.hpp"
+
 namespace vitals::machine {
 
 // One data (or unified) cache level of core 0, from /sys.
@@ -122,13 +124,6 @@ Limits limits(bool refresh = false, const Progress& progress = {}, const Warn& w
 std::string table(const Limits& limits);
 
 // A case's place on the roofline: its work per call against this machine's limits.
-struct Work {
-    double bytes = 0;   // read plus written per call
-    double flops = 0;   // floating-point operations per call
-    std::int64_t working_set = 0;  // bytes touched per call (default: bytes)
-    int threads = 1;    // the case's thread count: one core's limits, or all cores'
-    bool f64 = false;   // the flops are double precision: the f64 peak bounds them
-};
 struct Placement {
     double intensity = 0;          // flops per byte (0 without flops)
     double achieved_flops = 0, achieved_bytes = 0;  // per second
@@ -138,6 +133,8 @@ struct Placement {
     double share = 0;              // achieved / bound, 0..(rarely a little over 1)
     std::string verdict;           // "memory-bound (L2)" or "compute-bound"
 };
-Placement place(const Limits& limits, const Work& work, double seconds_per_call);
+// `threads`: the case's thread count, for one core's limits or all cores'. Throws
+// std::invalid_argument for a time per call that is not positive.
+Placement place(const Limits& limits, const WorkPerCall& work, int threads, double seconds_per_call);
 
 }  // namespace vitals::machine

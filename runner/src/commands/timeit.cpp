@@ -38,7 +38,7 @@ public:
         measure_.validate();
         std::optional<Registry> replaced;
         const Case& c = find_case(axes_.apply(context.registry, replaced), name_);
-        const std::int64_t count_number = measure_.number > 0 ? measure_.number : 100;
+        const std::int64_t count_number = measure_.number.value_or(InstructionOptions{}.number);
         if (instructions_ && is_callgrind_child()) {  // the run under Callgrind: count, nothing else
             Timer timer = c.timer();
             timer.collect_instructions({.number = count_number});

@@ -9,19 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace vitals {
+#include "vitals/work_per_call.hpp"
 
-// The work one call does, when stated: throughput and the roofline are computed from it.
-// Zero means "not stated".
-struct WorkPerCall {
-    double bytes = 0;  // read plus written
-    double flops = 0;  // floating-point operations (an FMA is 2)
-    double items = 0;  // whatever the caller counts (elements, rows, requests)
-    double working_set = 0;  // bytes touched, for the cache level it fits in (default: bytes)
-    bool f64 = false;        // the flops are double precision
-    bool stated() const { return bytes > 0 || flops > 0 || items > 0; }
-    friend bool operator==(const WorkPerCall&, const WorkPerCall&) = default;
-};
+namespace vitals {
 
 // What was measured: the fields that name a measurement in reports. Empty strings mean
 // "not set". Two measurements with equal TaskSpecs are the same task (Compare merges them).
