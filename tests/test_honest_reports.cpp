@@ -14,6 +14,7 @@
 #include <string>
 
 #include "../runner/src/command.hpp"
+#include "../runner/src/flags.hpp"
 #include "vitals/results/comparison.hpp"
 #include "vitals/results/markup.hpp"
 #include "vitals/results/reporters.hpp"
@@ -207,8 +208,8 @@ TEST(LocaleFreeNumbers, ReportFlagsReadTheSameUnderADecimalCommaLocale) {
     const vitals::testing::DecimalCommaLocale locale;
     if (!locale.unavailable.empty()) GTEST_SKIP() << locale.unavailable;
     const vitals::cli::ReportFlags flags = parse({"--alpha", "0.01", "--noise-floor", "2.5"});
-    EXPECT_EQ(flags.alpha, 0.01);
-    EXPECT_EQ(flags.noise_floor_percent, 2.5);
+    EXPECT_EQ(flags.options().alpha, 0.01);
+    EXPECT_EQ(flags.options().noise_floor, 0.025);
     try {
         (void)parse({"--alpha", "0,01"});
         FAIL() << "0,01 was read";

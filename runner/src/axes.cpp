@@ -7,6 +7,7 @@
 #include <map>
 
 #include "command.hpp"
+#include "flags.hpp"
 #include "vitals/complexity.hpp"
 
 namespace vitals::cli {

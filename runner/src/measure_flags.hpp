@@ -1,21 +1,15 @@
-// How timeit and run measure a case: the flags, and one case run to a CaseResult with
-// a stop signal taking effect after the current block. Internal to the runner.
+// How timeit and run measure a case: the flags. Internal to the runner.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "vitals/case.hpp"
-#include "vitals/results.hpp"
-#include "stop_signals.hpp"
-
 namespace CLI {
 class App;
 class Option;
-}
+}  // namespace CLI
 
 namespace vitals::cli {
 
@@ -39,15 +33,5 @@ struct MeasureOptions {
 private:
     std::vector<const CLI::Option*> declared_;
 };
-
-// Thrown out of a measurement once a stop signal arrived (see StopSignals).
-struct Interrupted : std::runtime_error {
-    Interrupted() : std::runtime_error("interrupted") {}
-};
-
-// Times one case. A SkipCase or a failure becomes the result's `skipped` or `error`;
-// Interrupted passes through. With `timeout_seconds` > 0 a case still measuring after
-// that long is stopped at its next block and fails as timed out.
-CaseResult run_case(const Case& c, const MeasureOptions& options, double timeout_seconds = 0);
 
 }  // namespace vitals::cli

@@ -17,6 +17,26 @@ class Option;
 
 namespace vitals::cli {
 
+// `path` with `.tag` before its extension ("out.json", "partial" -> "out.partial.json");
+// standard output and device paths ("-", /dev/..., /proc/...) as they are.
+std::string tagged_path(const std::string& path, const std::string& tag);
+
+// An output path for this process. "{rank}" becomes the launcher's rank (0 without a
+// launcher). Without the placeholder, under a launcher of more than one rank, the rank
+// goes before the extension ("out.json" -> "out.rank1.json"), said on stderr, so that
+// ranks never write one file. Standard output and devices stay as they are. UsageError
+// for launcher variables that disagree. With an explicit --shard K/N (`explicit_shard`)
+// the shard goes there too ("out.rank1.shard3.json"), so that runs of one rank for
+// several shards keep apart.
+std::string output_for_this_rank(const std::string& path, const std::optional<Shard>& explicit_shard = std::nullopt);
+
+// For an output file on standard output ("-", /dev/stdout): keeps the real standard
+// output for that file alone and sends everything else printed to standard output to
+// standard error from here on, so that `--json - | jq` reads nothing but the file.
+// Returns the path to write the file to (a /dev/fd/N of the kept descriptor); any other
+// path as it is.
+std::string reserve_standard_output(const std::string& path);
+
 class OutputFlag {
 public:
     // Declares the option ("--json", "-o,--output") on `app`.

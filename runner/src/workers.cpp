@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "command.hpp"
+#include "output_flag.hpp"
 #include "stop_signals.hpp"
 #include "vitals/process.hpp"
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "../command.hpp"
+#include "../flags.hpp"
 #include "../output_flag.hpp"
 #include "vitals/results/comparison.hpp"
 #include "vitals/results/markup.hpp"

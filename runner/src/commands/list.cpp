@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
+#include "../flags.hpp"
 
 namespace vitals::cli {
 namespace {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "../command.hpp"
+#include "../flags.hpp"
 #include "../output_flag.hpp"
 #include "../shard.hpp"
 #include "vitals/atomic_file.hpp"

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
+#include "../flags.hpp"
 #include "../output_flag.hpp"
 #include "vitals/results/markup.hpp"
 #include "vitals/atomic_file.hpp"

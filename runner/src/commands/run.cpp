@@ -11,7 +11,9 @@
 #include <system_error>
 
 #include "../command.hpp"
+#include "../flags.hpp"
 #include "vitals/results/comparison.hpp"
+#include "../measure_case.hpp"
 #include "../measure_flags.hpp"
 #include "../output_flag.hpp"
 #include "vitals/results/reporters.hpp"

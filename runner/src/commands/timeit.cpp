@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
+#include "../flags.hpp"
+#include "../measure_case.hpp"
 #include "../measure_flags.hpp"
 #include "../output_flag.hpp"
 #include "vitals/results/roofline.hpp"

@@ -1,0 +1,120 @@
+// The flag groups and validators the commands share.
+#include "flags.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+#include "vitals/number_text.hpp"
+
+namespace vitals::cli {
+namespace {
+
+// A finite double as text that strtold reads back exactly in any locale: a hexadecimal
+// integer significand and a binary exponent, with no decimal point ("0x1p-1").
+std::string locale_free_text(double v) {
+    if (v == 0) return std::signbit(v) ? "-0x0p0" : "0x0p0";
+    int exponent = 0;
+    const double fraction = std::frexp(std::fabs(v), &exponent);  // in [0.5, 1)
+    auto significand = static_cast<std::uint64_t>(std::ldexp(fraction, 53));  // exact: 53 bits
+    exponent -= 53;
+    for (; significand % 2 == 0; significand /= 2) ++exponent;
+    return fmt::format("{}0x{:x}p{}", v < 0 ? "-" : "", significand, exponent);
+}
+
+// A validator accepting a number for which `ok` holds; `problem` completes "must be ...".
+// The number is read with '.' as its point in every locale (parse_double). Used as a
+// transform, it also writes the value back as a hexadecimal float with an integer
+// significand ("0x1p-1" for 0.5): CLI11 converts option values with strtold, which
+// follows the C locale's decimal point, and this form has none, so the option gets
+// exactly the value checked here even in a program that called setlocale.
+CLI::Validator number_validator(bool (*ok)(double), const char* problem, const char* name) {
+    return CLI::Validator(
+        [ok, problem](std::string& input) -> std::string {
+            const std::optional<double> v = parse_double(input);
+            if (!v || !ok(*v)) {
+                const bool comma = input.find(',') != std::string::npos && input.find('.') == std::string::npos;
+                return fmt::format("must be {}, got '{}'{}", problem, input,
+                                   comma ? " (write the decimal point as '.', in every locale)" : "");
+            }
+            input = locale_free_text(*v);
+            return "";
+        },
+        name);
+}
+
+}  // namespace
+
+CLI::Validator positive_seconds() {
+    return number_validator([](double v) { return std::isfinite(v) && v > 0.0; }, "a finite number of seconds > 0",
+                            "SECONDS>0");
+}
+
+CLI::Validator open_unit_interval() {
+    return number_validator([](double v) { return v > 0.0 && v < 1.0; }, "a number between 0 and 1 (exclusive)", "(0,1)");
+}
+
+CLI::Validator finite_non_negative() {
+    return number_validator([](double v) { return std::isfinite(v) && v >= 0.0; }, "a finite number >= 0", "NUMBER>=0");
+}
+
+CLI::Validator decimal_integer(std::int64_t min, std::int64_t max) {
+    return CLI::Validator(
+        [min, max](std::string& input) -> std::string {
+            const std::string problem = fmt::format("must be a whole number from {} to {} in decimal, got '{}'", min, max, input);
+            std::string digits = input;
+            const bool negative = !digits.empty() && digits[0] == '-';
+            if (negative) digits.erase(0, 1);
+            if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+                return problem;
+            }
+            digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));  // "010" is ten, not eight
+            std::int64_t value = 0;
+            const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+            if (error != std::errc() || end != digits.data() + digits.size()) return problem;  // past 2^63
+            if (negative) value = -value;
+            if (value < min || value > max) return problem;
+            input = std::to_string(value);
+            return "";
+        },
+        fmt::format("INT[{}..{}]", min, max));
+}
+
+void ReportFlags::declare(CLI::App& app) {
+    const ReportOptions defaults;
+    app.add_option("--alpha", alpha, fmt::format("Significance level of the test (default {})", defaults.alpha))
+        ->transform(open_unit_interval());
+    app.add_option("--noise-floor", noise_floor_percent,
+                   fmt::format("Changes under this percentage count as same (default {})", defaults.noise_floor * 100))
+        ->transform(finite_non_negative());
+}
+
+ReportOptions ReportFlags::options() const {
+    ReportOptions options;
+    if (alpha) options.alpha = *alpha;
+    if (noise_floor_percent) options.noise_floor = *noise_floor_percent / 100;
+    return options;
+}
+
+void ResultsLayoutFlags::declare(CLI::App& app, CLI::Option* json) {
+    app.add_flag("--json-aggregates-only", aggregates_only,
+                 "Write only the aggregates of each case to the --json file (mean, median, stddev, cv, p25, p75, iqr), "
+                 "as Google Benchmark's --benchmark_report_aggregates_only; default: every block too")
+        ->needs(json);
+    app.add_option("--time-unit", time_unit,
+                   "The time_unit of every case in the --json file (ns, us, ms or s); default: per case, by the size "
+                   "of its median, as ->Unit() would be set in Google Benchmark")
+        ->check(CLI::IsMember({"ns", "us", "ms", "s"}))
+        ->needs(json);
+}
+
+ResultsLayout ResultsLayoutFlags::layout() const {
+    return {.aggregates_only = aggregates_only, .time_unit = parse_time_unit(time_unit)};
+}
+
+}  // namespace vitals::cli

@@ -1,0 +1,61 @@
+// The flag groups and validators that several commands declare. Internal to the runner.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vitals/case.hpp"
+#include "vitals/results.hpp"
+
+namespace CLI {
+class App;
+class Option;
+class Validator;
+}  // namespace CLI
+
+namespace vitals::cli {
+
+// CLI11 validators: a finite number of seconds > 0; a number in (0, 1); a finite number
+// >= 0 (nan refused); a whole number in [min, max] written in decimal (leading zeros
+// are dropped rather than read as octal, "0x" and exponents refused).
+CLI::Validator positive_seconds();
+CLI::Validator open_unit_interval();
+CLI::Validator finite_non_negative();
+CLI::Validator decimal_integer(std::int64_t min, std::int64_t max);
+
+// The report flags that compare, report and run --baseline share.
+// An option not given leaves ReportOptions' default.
+struct ReportFlags {
+    std::optional<double> alpha;
+    std::optional<double> noise_floor_percent;
+    // Declares --alpha and --noise-floor on `app`.
+    void declare(CLI::App& app);
+    ReportOptions options() const;
+};
+
+// --axis NAME=V1,V2 (repeatable): the values of a case family's axis, replaced for this
+// command (list, run, timeit, profile), as NVBench's -a.
+struct AxisFlags {
+    std::vector<std::string> specs;
+    void declare(CLI::App& app);
+    // `registry`, or its cases with the axes replaced (kept in `storage`). UsageError for a
+    // malformed spec, an unknown axis or a value the axis cannot take.
+    const Registry& apply(const Registry& registry, std::optional<Registry>& storage) const;
+};
+
+// After a run: how each family's cost grows along each numeric axis with 3 or more
+// values measured (a line per group of the other axes' values); "" when none.
+std::string growth_report(const Registry& registry, const std::vector<CaseResult>& results);
+
+// How run and timeit lay out their --json file, for the tools that read it.
+struct ResultsLayoutFlags {
+    bool aggregates_only = false;
+    std::string time_unit;  // "" (by magnitude, per case), ns, us, ms or s
+    // Declares --json-aggregates-only and --time-unit on `app`, both needing `json`.
+    void declare(CLI::App& app, CLI::Option* json);
+    ResultsLayout layout() const;
+};
+
+}  // namespace vitals::cli
