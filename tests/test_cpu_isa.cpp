@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "vitals/cpu_info.hpp"
 #include "vitals/cpu_isa.hpp"
 
 TEST(CpuIsa, MaxCpuIsaTakesAvx2OrAvx512InEitherCase) {
@@ -28,4 +29,21 @@ TEST(CpuIsa, OtherValuesAreRefusedWithWhatToSet) {
             EXPECT_NE(what.find("set it to avx2"), std::string::npos) << what;
         }
     }
+}
+
+// /proc/cpuinfo's first CPU: its model, its clock and whether its TSC is invariant; a
+// "model" line is not a "model name" line, and the first CPU's values win.
+TEST(CpuInfo, ReadsTheFirstCpusModelClockAndTsc) {
+    const vitals::CpuInfo info = vitals::parse_cpu_info(
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel\t\t: 1\nmodel name\t: AMD EPYC 7B13\n"
+        "cpu MHz\t\t: 2449.998\nflags\t\t: fpu tsc constant_tsc rep_good nonstop_tsc avx2\n\n"
+        "processor\t: 1\nmodel name\t: Other\ncpu MHz\t\t: 1000.000\nflags\t\t: fpu\n");
+    EXPECT_EQ(info.model, "AMD EPYC 7B13");
+    EXPECT_DOUBLE_EQ(info.mhz, 2449.998);
+    EXPECT_TRUE(info.invariant_tsc);
+
+    const vitals::CpuInfo bare = vitals::parse_cpu_info("processor\t: 0\nflags\t\t: fpu constant_tsc\ncpu MHz\t\t: n/a\n");
+    EXPECT_EQ(bare.model, "unknown CPU");
+    EXPECT_EQ(bare.mhz, 0);
+    EXPECT_FALSE(bare.invariant_tsc);  // constant but not nonstop
 }

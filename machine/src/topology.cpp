@@ -7,6 +7,7 @@
 #include <string>
 
 #include "probes.hpp"
+#include "vitals/cpu_info.hpp"
 #include "vitals/machine.hpp"
 
 namespace vitals::machine {
@@ -50,18 +51,6 @@ int count_cpus(const std::string& list) {
     return count > 0 ? count : 1;
 }
 
-std::string cpu_model() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-        }
-    }
-    return "unknown CPU";
-}
-
 }  // namespace
 
 std::vector<CacheInfo> core0_caches() {
@@ -81,7 +70,7 @@ Identity identify() {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     id.host = host;
-    id.cpu_model = cpu_model();
+    id.cpu_model = cpu_info().model;
     cpu_set_t set;
     id.cores = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
     for (const CacheInfo& c : core0_caches()) {

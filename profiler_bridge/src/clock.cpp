@@ -1,9 +1,9 @@
 #include "vitals/profiler/clock.hpp"
 
+#include "vitals/cpu_info.hpp"
+
 #include <chrono>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <string>
 
 namespace vitals::profiler {
@@ -12,20 +12,10 @@ namespace {
 
 bool cpu_has_invariant_tsc() {
 #if defined(__x86_64__) || defined(__i386__)
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(cpuinfo, line)) {
-        if (line.rfind("flags", 0) != 0) continue;
-        std::istringstream words(line);
-        bool constant = false, nonstop = false;
-        for (std::string w; words >> w;) {
-            constant = constant || w == "constant_tsc";
-            nonstop = nonstop || w == "nonstop_tsc";
-        }
-        return constant && nonstop;
-    }
-#endif
+    return cpu_info().invariant_tsc;
+#else
     return false;
+#endif
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "json_document.hpp"
+#include "vitals/cpu_info.hpp"
 #include "vitals/local_time.hpp"
 #include "vitals/machine.hpp"
 #include "vitals/number_text.hpp"
@@ -30,18 +31,6 @@ std::string read_first_line(const std::string& path) {
     std::string line;
     std::getline(in, line);
     return line;
-}
-
-double cpu_mhz() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("cpu MHz", 0) == 0) {
-            const auto colon = line.find(':');
-            if (colon != std::string::npos) return parse_leading_double(std::string_view(line).substr(colon + 1)).value_or(0.0);
-        }
-    }
-    return 0.0;
 }
 
 // Google Benchmark's `caches`, from the machine part's reading of /sys.
@@ -64,7 +53,7 @@ json context(const std::string& executable, const RunContext& run) {
         {"host_name", host},
         {"executable", executable},
         {"num_cpus", std::thread::hardware_concurrency()},
-        {"mhz_per_cpu", static_cast<long>(cpu_mhz())},
+        {"mhz_per_cpu", static_cast<long>(cpu_info().mhz)},
         {"cpu_scaling_enabled", !governor.empty() && governor != "performance"},
         {"caches", caches()},
         {"load_avg", loads > 0 ? json(std::vector<double>(load, load + loads)) : json::array()},
