@@ -1,9 +1,9 @@
 // Measuring the limits: each streaming kernel at a working set per cache level, on one
 // core and on all of them at once, and the FMA chains; every figure is the median of a
 // few repetitions, each long enough for the clock. Not the best: on a shared machine a
-// repetition sometimes runs while a neighbour idles (at L2 here, 1 in 50 reads at up to
-// 207 GB/s where the median is 176), and the best then reports a limit the cases placed
-// against it, which are medians too, cannot reach. likwid-bench reports its run's mean.
+// repetition sometimes runs while a neighbour idles, and the best then reports a limit
+// the cases placed against it, which are medians too, cannot reach. likwid-bench reports
+// its run's mean.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -58,8 +58,8 @@ enum class Kernel { read, copy, triad };
 // How far past a whole page multiple each array of a pass starts, in 8-byte words: the
 // copy's two half a page apart, the triad's three a third of a page (whole cache lines).
 // Arrays a page multiple apart alias on every element: a store and a later load with the
-// same low 12 address bits look dependent to the core, which then waits (the L1 triad
-// moved between 450 and 520 GB/s from run to run).
+// same low 12 address bits look dependent to the core, which then waits, and the L1
+// figures move from run to run.
 constexpr std::size_t kCopySourceSkew = 256;
 constexpr std::size_t kTriadSkew = 168;
 // The most bytes a pass reads or writes past `working_set`: each slice holds this much more.

@@ -51,8 +51,11 @@ std::vector<std::string> MeasureOptions::arguments() const {
     std::vector<std::string> out;
     for (const CLI::Option* option : declared_) {
         if (option->count() == 0) continue;
+        if (option->get_expected_max() == 0) {  // a flag: given as --name or --name=false
+            if (option->as<bool>()) out.push_back(option->get_name());
+            continue;
+        }
         out.push_back(option->get_name());
-        if (option->get_expected_max() == 0) continue;  // a flag
         for (const std::string& value : option->results()) out.push_back(value);
     }
     return out;

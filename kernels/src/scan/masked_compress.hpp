@@ -29,8 +29,8 @@ bool compress_supported(ScanPath path = ScanPath::best);
 
 // Whether compress_values on `path` beats staging the values otherwise, for `hits` hits
 // among n elements: a gather at StagedHits' positions on AVX-512 (from 25% hits),
-// StagedValues on the baseline (from 35%). Both thresholds are measured crossovers (1M
-// floats, one thread; Zen 4 for AVX-512, Zen 3 for AVX2).
+// StagedValues on the baseline (from 35%). Both thresholds are where the two ways crossed
+// when measured on 1M floats, one thread.
 bool compress_pays(std::int64_t hits, std::int64_t n, ScanPath path = ScanPath::best);
 
 // The most entries a word's value staging writes past its last hit (a round of eight, or

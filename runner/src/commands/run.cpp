@@ -270,8 +270,9 @@ private:
 
     // How the run ended, for the exit code: a stop signal, or a failure said above.
     void finish(const std::vector<CaseResult>& results, bool interrupted, bool lost_process) const {
+        if (print_failed_) throw Failed();  // even after a stop signal: what was measured was not shown
         if (interrupted) throw StoppedBySignal(stop_signal());
-        const bool failed = lost_process || roofline_failed_ || write_failed_ || print_failed_ ||
+        const bool failed = lost_process || roofline_failed_ || write_failed_ ||
                             std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
         if (failed) throw Failed();
     }

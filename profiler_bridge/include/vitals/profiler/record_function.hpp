@@ -64,7 +64,7 @@ extern constinit thread_local WriteCursor t_cursor __attribute__((tls_model("ini
 // null WriteCursor. In a sanitizer build (VITALS_SANITIZE_BUILD; define it when building a
 // program of your own with GCC and -fsanitize=undefined), an empty asm, which clobbers the
 // flags on x86, makes the compiler test the address itself. Elsewhere it is left out: it
-// stops the address being shared between accesses, and a recorded scope cost 5% more.
+// stops the address being shared between accesses, which makes a recorded scope slower.
 inline WriteCursor& cursor() {
 #if defined(VITALS_SANITIZE_BUILD)
     WriteCursor* c = &t_cursor;
@@ -78,8 +78,8 @@ inline WriteCursor& cursor() {
 std::uint64_t push_slow(std::int64_t ticks, std::uint64_t payload);
 
 // Appends a record to the calling thread's buffer; returns its index in the thread's
-// record stream (from the count it publishes: reading the cursor again afterwards cost a
-// recorded scope 2-3%).
+// record stream (from the count it publishes: reading the cursor again afterwards would
+// slow every recorded scope).
 inline std::uint64_t push(std::int64_t ticks, std::uint64_t payload) {
     WriteCursor& c = cursor();
     if (c.next != c.end) [[likely]] {
