@@ -18,42 +18,57 @@ bool value_of(std::string_view line, std::string_view key, std::string_view& val
     return true;
 }
 
-}  // namespace
-
-CpuInfo parse_cpu_info(std::string_view text) {
-    CpuInfo info;
-    bool model = false, mhz = false, flags = false;
-    while (!text.empty() && !(model && mhz && flags)) {
-        const auto end = text.find('\n');
-        const std::string_view line = text.substr(0, end);
-        text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+// Reads lines until the first CPU's three facts are found, so that reading /proc/cpuinfo
+// stops there: the kernel writes the rest (every other CPU's) only when it is read.
+class Reader {
+public:
+    // False once nothing more is wanted.
+    bool feed(std::string_view line) {
         std::string_view value;
-        if (!model && value_of(line, "model name", value)) {
-            info.model = std::string(value);
-            model = true;
-        } else if (!mhz && value_of(line, "cpu MHz", value)) {
+        if (!model_ && value_of(line, "model name", value)) {
+            info_.model = std::string(value);
+            model_ = true;
+        } else if (!mhz_ && value_of(line, "cpu MHz", value)) {
             double v = 0;
-            if (std::from_chars(value.data(), value.data() + value.size(), v).ec == std::errc()) info.mhz = v;
-            mhz = true;
-        } else if (!flags && value_of(line, "flags", value)) {
+            if (std::from_chars(value.data(), value.data() + value.size(), v).ec == std::errc()) info_.mhz = v;
+            mhz_ = true;
+        } else if (!flags_ && value_of(line, "flags", value)) {
             std::istringstream words{std::string(value)};
             bool constant = false, nonstop = false;
             for (std::string w; words >> w;) {
                 constant = constant || w == "constant_tsc";
                 nonstop = nonstop || w == "nonstop_tsc";
             }
-            info.invariant_tsc = constant && nonstop;
-            flags = true;
+            info_.invariant_tsc = constant && nonstop;
+            flags_ = true;
         }
+        return !(model_ && mhz_ && flags_);
     }
-    return info;
+    const CpuInfo& info() const { return info_; }
+
+private:
+    CpuInfo info_;
+    bool model_ = false, mhz_ = false, flags_ = false;
+};
+
+}  // namespace
+
+CpuInfo parse_cpu_info(std::string_view text) {
+    Reader reader;
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        if (!reader.feed(text.substr(0, end))) break;
+        text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    }
+    return reader.info();
 }
 
 CpuInfo cpu_info() {
     std::ifstream in("/proc/cpuinfo");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_cpu_info(text.str());
+    Reader reader;
+    for (std::string line; std::getline(in, line) && reader.feed(line);) {
+    }
+    return reader.info();
 }
 
 }  // namespace vitals
