@@ -74,14 +74,15 @@ EOF
 cat > "$tmp/stubs/ctest" << 'EOF'
 #!/bin/bash
 case $STUB_MODE in
-    skipped) kernels="Skipped"; timer="Skipped" ;;
+    skipped) kernels="***Skipped"; timer="***Skipped" ;;
     passed) kernels="Passed"; timer="Passed" ;;
     failed) kernels="***Failed"; timer="Passed" ;;
 esac
-echo "1/4 Test  #1: Stats.Median ...........................   Passed    0.01 sec"
-echo "2/4 Test  #2: Kernels/OnCuda.Matmul/f32 ..............   $kernels    0.01 sec"
-echo "3/4 Test  #3: TimerOnStream.EventsMeasureTheKernelNotTheLaunch ...   $timer    0.01 sec"
-echo "4/4 Test  #4: TimerCuda.StreamTimingNeedsADevice .....   $timer    0.01 sec"
+echo "1/5 Test  #1: Stats.Median ...........................   Passed    0.01 sec"
+echo "2/5 Test  #2: Kernels/OnCuda.Matmul/f32 ..............   $kernels    0.01 sec"
+echo "3/5 Test  #3: TimerOnStream.EventsMeasureTheKernelNotTheLaunch ...   $timer    0.01 sec"
+echo "4/5 Test  #4: TimerCuda.StreamTimingNeedsADevice .....   $timer    0.01 sec"
+echo "5/5 Test  #5: ProfileWindows.CudaActivityAskedFor ......***Not Run (Disabled)   0.00 sec"
 if [[ $STUB_MODE == failed ]]; then echo "75% tests passed, 1 tests failed out of 4"; exit 8; fi
 echo "100% tests passed, 0 tests failed out of 4"
 EOF
@@ -135,6 +136,7 @@ check "every CUDA test skipped: exit 3 (got $status)" test $status -eq 3
 check "the output folder is relative to the caller" test -f "$summary"
 check "the summary says why" grep -q "every CUDA test skipped.*CUDA driver version is insufficient.*no pass" "$summary"
 check "the summary lists the CUDA tests" grep -q "Kernels/OnCuda.Matmul/f32 .*Skipped" "$summary"
+check "skipped tests are counted as skipped" grep -q "CUDA tests: 0 passed, 0 failed, 3 skipped" "$summary"
 prefix=$tmp/work-skipped/prefix
 check "data.tar.xz unpacked without dpkg-deb" test -f "$prefix/usr/include/fake.h"
 check "data.tar.zst unpacked without dpkg-deb" test -f "$prefix/lib/x86_64-linux-gnu/libfake.so.1"
@@ -149,6 +151,7 @@ status=$?
 summary=$tmp/out-passed/summary.txt
 check "all passed: exit 0 (got $status)" test $status -eq 0
 check "CUDA test counts" grep -q "CUDA tests: 3 passed, 0 failed, 0 skipped" "$summary"
+check "a disabled helper test is no failure" bash -c "! grep -q FAILED '$summary'"
 if command -v python3 > /dev/null; then
     check "CUDA median beside the CPU one" grep -Eq "matmul/1024x1024/cuda-f32 +200.00 +20000.00 +100.0x" "$summary"
     check "MASK INDICES before/after on the device" grep -q "before 2000.0 us, after 100.0 us: 20.0x" "$summary"
