@@ -109,3 +109,14 @@ TEST(MedianInterval, RanksMatchTheBinomialTables) {
     }
     EXPECT_THROW(median_interval_ranks(10, 1.0), std::invalid_argument);
 }
+
+// Binomial tails counted by hand: P(X <= k) = sum_{i<=k} C(n, i) / 2^n, doubled.
+TEST(SignTest, HandComputedTails) {
+    EXPECT_DOUBLE_EQ(vitals::stats::sign_test_p_value(9, 1), 2.0 * (1 + 10) / 1024.0);
+    EXPECT_DOUBLE_EQ(vitals::stats::sign_test_p_value(1, 9), 2.0 * (1 + 10) / 1024.0);
+    EXPECT_DOUBLE_EQ(vitals::stats::sign_test_p_value(6, 0), 2.0 / 64.0);
+    EXPECT_DOUBLE_EQ(vitals::stats::sign_test_p_value(0, 5), 2.0 / 32.0);
+    EXPECT_NEAR(vitals::stats::sign_test_p_value(15, 5), 2.0 * (1 + 20 + 190 + 1140 + 4845 + 15504) / 1048576.0, 1e-15);
+    EXPECT_DOUBLE_EQ(vitals::stats::sign_test_p_value(3, 3), 1.0);  // 2 * 42/64 capped
+    EXPECT_DOUBLE_EQ(vitals::stats::sign_test_p_value(0, 0), 1.0);  // nothing differs
+}

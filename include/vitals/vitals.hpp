@@ -1,6 +1,7 @@
 // vitals: the one header a user includes.
 #pragma once
 
+#include "vitals/ab.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/case.hpp"
 #include "vitals/code.hpp"

@@ -142,4 +142,13 @@ std::optional<MedianInterval> median_interval_ranks(std::size_t n, double confid
     return MedianInterval{good - 1, n - good, 1.0 - 2.0 * below_or_at(good - 1)};
 }
 
+double sign_test_p_value(std::size_t above, std::size_t below) {
+    const std::size_t n = above + below;
+    if (n == 0) return 1.0;
+    const std::size_t k = std::min(above, below);
+    // P(X <= k) for X ~ Binomial(n, 1/2): the regularised incomplete beta I_{1/2}(n - k, k + 1).
+    const double tail = k == n ? 1.0 : boost::math::ibeta(static_cast<double>(n - k), static_cast<double>(k) + 1.0, 0.5);
+    return std::min(1.0, 2.0 * tail);
+}
+
 }  // namespace vitals::stats

@@ -50,4 +50,12 @@ struct MedianInterval {
 };
 std::optional<MedianInterval> median_interval_ranks(std::size_t n, double confidence = 0.95);
 
+// The two-sided exact sign test for paired data: `above` pairs where the second exceeds
+// the first, `below` where it falls short (ties are left out). The p-value is
+// 2 * P(X <= min(above, below)) for X ~ Binomial(above + below, 1/2), at most 1; 1 when
+// no pair differs. Its inversion is median_interval_ranks: the 95% interval of the
+// paired ratios' median leaves out 1 exactly when this test rejects at the level that
+// interval's coverage gives.
+double sign_test_p_value(std::size_t above, std::size_t below);
+
 }  // namespace vitals::stats

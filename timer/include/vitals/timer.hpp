@@ -33,6 +33,9 @@ namespace profiler {
 struct Trace;
 }
 struct TimerProfileOptions;  // <vitals/timer_profile.hpp>
+namespace detail {
+struct TimerBlocks;  // block by block, for vitals::ab (timer/src/ab.cpp)
+}
 
 struct TimerOptions {
     Code stmt{};                // what is timed
@@ -116,6 +119,7 @@ public:
     bool times_device() const { return options_.cuda_stream.has_value(); }
 
 private:
+    friend struct detail::TimerBlocks;
     class Run;  // timer_run.hpp
     std::int64_t estimate_block_size(Run& run, double min_run_time);
     // Times blocks of `number` calls until the rule stops; `finished`, when given,
