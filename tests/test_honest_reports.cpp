@@ -298,21 +298,37 @@ TEST_F(FailOn, SlowerDoesNotFailOnUntestedUnlessNamed) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err, "");
     r = run_vitals("compare agg_before.json agg_after.json --fail-on slower,untested");
-    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_EQ(r.err, "vitals: --fail-on untested: 1 case untested: agg\n");
     r = run_vitals("compare agg_before.json agg_after.json --fail-on slower --fail-on untested");
-    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(r.exit_code, 3) << r.err;
 }
 
 TEST_F(FailOn, FailsOnTheNamedVerdictsOnly) {
-    Outcome r = run_vitals("compare full_before.json full_after.json --fail-on slower");
-    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    Outcome r = run_vitals("compare full_before.json full_after.json --fail-on slower --json cmp.json");
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
     EXPECT_EQ(r.err, "vitals: --fail-on slower: 1 case slower: full\n");
     EXPECT_NE(r.out.find("slower"), std::string::npos);  // the table is printed all the same
+    EXPECT_TRUE(fs::exists(dir_ / "cmp.json"));          // and every output written
     r = run_vitals("compare full_before.json full_after.json --fail-on faster,untested");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     r = run_vitals("compare full_after.json full_before.json --fail-on faster");
-    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    // changed: either direction.
+    EXPECT_EQ(run_vitals("compare full_before.json full_after.json --fail-on changed").exit_code, 3);
+    EXPECT_EQ(run_vitals("compare full_after.json full_before.json --fail-on changed").exit_code, 3);
+    EXPECT_EQ(run_vitals("compare full_before.json full_before.json --fail-on changed").exit_code, 0);
+}
+
+TEST_F(FailOn, ReportGivesTheSameGateOnceItsPagesAreWritten) {
+    Outcome r = run_vitals("report full_before.json full_after.json --markdown out.md --fail-on slower");
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_EQ(r.err, "vitals: --fail-on slower: 1 case slower: full\n");
+    EXPECT_TRUE(fs::exists(dir_ / "out.md"));
+    EXPECT_EQ(run_vitals("report full_before.json full_after.json --markdown out.md --fail-on faster").exit_code, 0);
+    r = run_vitals("report full_before.json --markdown out.md --fail-on slower");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--fail-on needs two files"), std::string::npos) << r.err;
 }
 
 TEST_F(FailOn, AnUnknownVerdictIsAUsageErrorNamingTheChoices) {

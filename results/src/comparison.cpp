@@ -117,6 +117,12 @@ std::vector<std::string> cases_with_verdict(const Comparison& comparison, stats:
     return out;
 }
 
+std::vector<std::pair<std::string, stats::Verdict>> verdicts_of(const Comparison& comparison) {
+    std::vector<std::pair<std::string, stats::Verdict>> out;
+    for (const CaseComparison& c : comparison.cases) out.emplace_back(c.name, c.change.verdict);
+    return out;
+}
+
 std::vector<std::string> slower_cases(const Comparison& comparison, double min_change) {
     std::vector<std::string> out;
     for (const CaseComparison& c : comparison.cases) {

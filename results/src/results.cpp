@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "json_document.hpp"
+#include "vitals/results/ab_report.hpp"
 #include "vitals/cpu_info.hpp"
 #include "vitals/local_time.hpp"
 #include "vitals/machine.hpp"
@@ -290,6 +291,36 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         document["context"]["vitals_incomplete"] = true;
         document["context"]["vitals_cases_planned"] = run.cases_planned;
     }
+    return dump_document(document);
+}
+
+std::string ab_to_json(const AbResult& r, const std::string& executable) {
+    json alternatives = json::array();
+    for (const AbAlternative& a : r.alternatives) {
+        alternatives.push_back({{"name", a.name},
+                                {"number_per_block", a.number_per_block},
+                                {"median_seconds_per_call", a.median},
+                                {"ratio", a.ratio},
+                                {"ratio_interval", a.ratio_interval ? json::array({a.ratio_interval->first, a.ratio_interval->second})
+                                                                    : json(nullptr)},
+                                {"p_value", a.p_value},
+                                {"verdict", stats::verdict_name(a.verdict)}});
+    }
+    json rounds = json::array();
+    for (const AbRound& round : r.rounds) rounds.push_back({{"reversed", round.reversed}, {"block_seconds", round.block_seconds}});
+    RunContext run;
+    run.incomplete = r.stopped_by == AbStop::interrupted;
+    json document = {{"context", context(executable, run)},
+                     {"vitals_ab",
+                      {{"stopped_by", ab_stop_name(r.stopped_by)},
+                       {"complete", r.stopped_by != AbStop::interrupted},
+                       {"wall_seconds", r.wall_seconds},
+                       {"precision", r.precision},
+                       {"alpha", r.alpha},
+                       {"noise_floor", r.noise_floor},
+                       {"alternatives", std::move(alternatives)},
+                       {"rounds", std::move(rounds)}}}};
+    if (run.incomplete) document["context"]["vitals_incomplete"] = true;
     return dump_document(document);
 }
 

@@ -21,6 +21,7 @@ namespace vitals::cli {
 
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitVerdict = 3;
 
 // Commands only throw; run_main turns what they throw into the exit code.
 
@@ -28,10 +29,15 @@ inline constexpr int kExitUsage = 2;
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-// The command ran to its end and has said on stderr what failed (a case, a file, a
-// verdict named by --fail-on): exit 1, nothing more printed.
+// The command ran to its end and has said on stderr what failed (a case, a file):
+// exit 1, nothing more printed.
 struct Failed : std::runtime_error {
     Failed() : std::runtime_error("failed (said above)") {}
+};
+// Every output is written and a case got a verdict named by --fail-on, said on stderr:
+// exit 3, so that a CI gate tells a regression from a run that failed.
+struct VerdictFailed : std::runtime_error {
+    VerdictFailed() : std::runtime_error("a verdict named by --fail-on (said above)") {}
 };
 // A stop signal ended the run once its results were safe: exit 128 + the signal, as
 // shells report a process that signal ended.
@@ -71,6 +77,7 @@ std::unique_ptr<Command> make_timeit_command();
 std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_profile_command();
 std::unique_ptr<Command> make_compare_command();
+std::unique_ptr<Command> make_ab_command();
 std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_merge_command();
 std::unique_ptr<Command> make_machine_command();

@@ -2,6 +2,7 @@
 #include "flags.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -10,7 +11,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "command.hpp"
 #include "vitals/number_text.hpp"
+#include "vitals/results/markup.hpp"
 
 namespace vitals::cli {
 namespace {
@@ -115,6 +118,43 @@ void ResultsLayoutFlags::declare(CLI::App& app, CLI::Option* json) {
 
 ResultsLayout ResultsLayoutFlags::layout() const {
     return {.aggregates_only = aggregates_only, .time_unit = parse_time_unit(time_unit)};
+}
+
+void FailOnFlag::declare(CLI::App& app) {
+    app.add_option("--fail-on", verdicts,
+                   "Exit 3, once every output is written, when a case gets one of these verdicts: slower, faster, "
+                   "changed (slower or faster), untested (a side read from aggregates only, where no test is possible); "
+                   "comma-separated or repeated, e.g. --fail-on slower. Cases not compared never fail")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"slower", "faster", "changed", "untested"}));
+}
+
+bool FailOnFlag::fails(stats::Verdict verdict) const {
+    const auto named = [&](const char* name) { return std::find(verdicts.begin(), verdicts.end(), name) != verdicts.end(); };
+    switch (verdict) {
+        case stats::Verdict::slower: return named("slower") || named("changed");
+        case stats::Verdict::faster: return named("faster") || named("changed");
+        case stats::Verdict::untested: return named("untested");
+        case stats::Verdict::same: return false;
+    }
+    return false;
+}
+
+void FailOnFlag::check(const std::vector<std::pair<std::string, stats::Verdict>>& cases) const {
+    bool any = false;
+    for (const stats::Verdict verdict : {stats::Verdict::slower, stats::Verdict::faster, stats::Verdict::untested}) {
+        if (!fails(verdict)) continue;
+        std::vector<std::string> names;
+        for (const auto& [name, v] : cases) {
+            if (v == verdict) names.push_back(terminal_safe(name));
+        }
+        if (names.empty()) continue;
+        any = true;
+        const std::string_view what = stats::verdict_name(verdict);
+        fmt::print(stderr, "vitals: --fail-on {}: {} case{} {}: {}\n", what, names.size(), names.size() == 1 ? "" : "s",
+                   what, fmt::join(names, ", "));
+    }
+    if (any) throw VerdictFailed();
 }
 
 }  // namespace vitals::cli

@@ -8,6 +8,7 @@
 
 #include "vitals/case.hpp"
 #include "vitals/results.hpp"
+#include "vitals/significance.hpp"
 
 namespace CLI {
 class App;
@@ -33,6 +34,20 @@ struct ReportFlags {
     // Declares --alpha and --noise-floor on `app`.
     void declare(CLI::App& app);
     ReportOptions options() const;
+};
+
+// --fail-on VERDICT[,VERDICT]: the CI gate of compare, ab, run --baseline and report.
+// slower, faster, changed (slower or faster), untested (a case read from aggregates only,
+// where no test is possible).
+struct FailOnFlag {
+    std::vector<std::string> verdicts;
+    void declare(CLI::App& app);
+    bool given() const { return !verdicts.empty(); }
+    // Whether a case with this verdict fails the gate.
+    bool fails(stats::Verdict verdict) const;
+    // Says on stderr, per verdict named, which of `cases` (name, verdict) got it, and throws
+    // VerdictFailed (exit 3) when any did. Call it once every output is written.
+    void check(const std::vector<std::pair<std::string, stats::Verdict>>& cases) const;
 };
 
 // --axis NAME=V1,V2 (repeatable): the values of a case family's axis, replaced for this

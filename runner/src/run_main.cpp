@@ -1,6 +1,6 @@
 // The `vitals` command line: the table of commands, parsing, and the one place that maps
 // what a command throws to its exit code. Usage errors exit 2, runtime failures exit 1,
-// each with one "vitals: error: ..." line on stderr that says what is wrong and how to
+// a verdict named by --fail-on exits 3, each with one "vitals: error: ..." line on stderr that says what is wrong and how to
 // fix it; a run that a stop signal ended exits 128 + the signal.
 #include <fmt/format.h>
 
@@ -25,6 +25,7 @@ const std::vector<CommandEntry>& command_table() {
         {"run", "Time every matching case and print Compare tables", &make_run_command},
         {"compare", "Compare two results files case by case with a significance test, or two traces operator by operator",
          &make_compare_command},
+        {"ab", "Compare two cases or more measured interleaved, round by round, each against the first", &make_ab_command},
         {"report", "Draw results files: an HTML page of box plots, or markdown", &make_report_command},
         {"merge", "Join results files (e.g. shards) into one", &make_merge_command},
         {"profile", "Run a case's statement step by step under the profiler; print tables", &make_profile_command},
@@ -127,6 +128,9 @@ int run_main(int argc, char** argv, const Registry& registry) {
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Print help for every command and exit");
     app.fallthrough(false);
+    app.footer("Exit status: 0 success; 1 a case, a file or the run failed; 2 bad flags, names or input files; 3 a "
+               "case got a verdict named by --fail-on (compare, ab, run --baseline, report); 128+N stopped by signal N, "
+               "after the results were written.");
     std::vector<std::pair<CLI::App*, std::unique_ptr<Command>>> commands;
     for (const CommandEntry& entry : command_table()) {
         std::unique_ptr<Command> command = entry.make();
@@ -150,6 +154,8 @@ int run_main(int argc, char** argv, const Registry& registry) {
         return kExitUsage;
     } catch (const Failed&) {
         return kExitFailure;
+    } catch (const VerdictFailed&) {
+        return kExitVerdict;
     } catch (const StoppedBySignal& e) {
         return 128 + e.signal;
     } catch (const std::exception& e) {

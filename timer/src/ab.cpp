@@ -163,7 +163,10 @@ AbResult ab(const std::vector<std::reference_wrapper<Timer>>& timers, const AbOp
         }
     }
     result.alternatives = summarize_rounds(result.rounds, numbers, options.alpha, options.noise_floor);
-    for (std::size_t i = 0; i < k; ++i) result.alternatives[i].task = detail::TimerBlocks::task(timers[i].get());
+    for (std::size_t i = 0; i < k; ++i) {
+        result.alternatives[i].task = detail::TimerBlocks::task(timers[i].get());
+        result.alternatives[i].name = result.alternatives[i].task.title();
+    }
     result.wall_seconds = elapsed();
     return result;
 }

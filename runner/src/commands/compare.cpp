@@ -24,13 +24,7 @@ public:
         app.add_option("after", after_, "Results after the change")->required();
         report_.declare(app);
         json_.declare(app, "--json", "Also write the comparison as JSON");
-        app.add_option("--fail-on", fail_on_,
-                       "Exit 1 when a case gets one of these verdicts: slower, faster, untested (comma-separated or "
-                       "repeated; e.g. --fail-on slower). untested is a case read from aggregates only, where no "
-                       "test is possible: it fails only when named (--fail-on slower,untested); cases not compared "
-                       "never fail")
-            ->delimiter(',')
-            ->check(CLI::IsMember({"slower", "faster", "untested"}));
+        fail_on_.declare(app);
     }
 
     void run(const CommandContext&) override {
@@ -45,7 +39,7 @@ public:
         }
         if (before_is_trace) {
             if (json_.given()) throw UsageError("--json applies to results files, not to two traces");
-            if (!fail_on_.empty()) throw UsageError("--fail-on applies to results files, not to two traces");
+            if (fail_on_.given()) throw UsageError("--fail-on applies to results files, not to two traces");
             try {
                 fmt::print("{}", profile_diff_report(before_, after_));
             } catch (const std::runtime_error& e) {
@@ -67,29 +61,12 @@ public:
         // With the JSON on standard output, this goes to standard error (OutputFlag).
         fmt::print("{}", render_comparison_text(comparison));
         if (json) json->write(render_comparison_json(comparison));
-        if (failures(comparison)) throw Failed();
+        fail_on_.check(verdicts_of(comparison));
     }
 
 private:
-    // Says on stderr which cases have a verdict named by --fail-on; whether any has.
-    bool failures(const Comparison& comparison) const {
-        bool any = false;
-        for (const stats::Verdict verdict : {stats::Verdict::slower, stats::Verdict::faster, stats::Verdict::untested}) {
-            const std::string name(stats::verdict_name(verdict));
-            if (std::find(fail_on_.begin(), fail_on_.end(), name) == fail_on_.end()) continue;
-            const std::vector<std::string> cases = cases_with_verdict(comparison, verdict);
-            if (cases.empty()) continue;
-            any = true;
-            std::string names;
-            for (const std::string& c : cases) names += (names.empty() ? "" : ", ") + terminal_safe(c);
-            fmt::print(stderr, "vitals: --fail-on {}: {} case{} {}: {}\n", name, cases.size(), cases.size() == 1 ? "" : "s",
-                       name, names);
-        }
-        return any;
-    }
-
     std::string before_, after_;
-    std::vector<std::string> fail_on_;
+    FailOnFlag fail_on_;
     ReportFlags report_;
     OutputFlag json_;
 };

@@ -50,6 +50,7 @@ struct AbRound {
 };
 
 struct AbAlternative {
+    std::string name;  // the Timer's title; the runner's ab gives the case's name
     TaskSpec task;
     std::int64_t number_per_block = 1;
     double median = 0;  // seconds per call: the median of its blocks

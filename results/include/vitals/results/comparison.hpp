@@ -74,6 +74,9 @@ Comparison compare_runs(const std::string& before_name, const std::vector<CaseSa
 // Names of the cases with that verdict, in the comparison's order (for --fail-on).
 std::vector<std::string> cases_with_verdict(const Comparison& comparison, stats::Verdict verdict);
 
+// Every compared case's name and verdict, in the comparison's order (for --fail-on).
+std::vector<std::pair<std::string, stats::Verdict>> verdicts_of(const Comparison& comparison);
+
 // Names of the cases found slower by more than min_change (a fraction), for --profile-slow.
 std::vector<std::string> slower_cases(const Comparison& comparison, double min_change);
 
