@@ -18,7 +18,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 measure() {  # measure OUT [SCALE]
-    VITALS_SPIN_SCALE=${2:-1} "$bench" run --processes "$processes" --min-run-time 0.05 --json "$1" >/dev/null 2>&1 || {
+    VITALS_SPIN_SCALE=${2:-1} "$bench" run --filter "^spin/" --processes "$processes" --min-run-time 0.05 --json "$1" >/dev/null 2>&1 || {
         echo "check-verdicts: the spin bench failed" >&2
         exit 1
     }
