@@ -140,7 +140,6 @@ TEST(BadInputMatrix, EveryWrongInputGetsACleanError) {
         {"compare {dir}/wrongtype.json {dir}/good.json", 2, "layout"},
         {"compare {dir}/negative.json {dir}/good.json", 2, "real_time of -1"},
         {"compare {dir}/huge.json {dir}/good.json", 2, "is not JSON"},
-        {"compare {dir}/good.json {dir}/other.json --json {dir}/out.json", 2, "no case in common"},
         {"compare {dir}/absent.json {dir}/good.json", 2, "cannot read"},
         {"compare {dir}/folder.json {dir}/good.json", 2, "it is a folder"},
         {"compare {dir}/good.json {dir}/good.json --alpha 0", 2, "--alpha"},

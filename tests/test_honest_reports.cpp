@@ -331,6 +331,71 @@ TEST_F(FailOn, ReportGivesTheSameGateOnceItsPagesAreWritten) {
     EXPECT_NE(r.err.find("--fail-on needs two files"), std::string::npos) << r.err;
 }
 
+TEST_F(FailOn, CasesInOneFileOnlyAreAddedOrRemovedAndTheCommandSucceeds) {
+    const auto write = [&](const std::string& file, const std::string& name, double ns) {
+        std::ofstream out(dir_ / file);
+        out << R"({"benchmarks": [)";
+        for (int i = 0; i < 20; ++i) {
+            out << (i ? "," : "") << R"({"name": ")" << name << R"(", "run_type": "iteration", "iterations": 1, "real_time": )"
+                << ns * (1 + 0.001 * i) << R"(, "cpu_time": 1, "time_unit": "ns"})";
+        }
+        out << "]}";
+    };
+    write("before.json", "mask/cpu-before", 1000);
+    write("after.json", "mask/cpu-after", 100);
+    Outcome r = run_vitals("compare before.json after.json --fail-on changed");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("only in before.json (removed): mask/cpu-before"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("only in after.json (added): mask/cpu-after"), std::string::npos) << r.out;
+
+    // Paired by name, or by a wildcard: one row, named after both, with its verdict.
+    for (const std::string pair : {"'mask/cpu-before=mask/cpu-after'", "'*-before=*-after'"}) {
+        r = run_vitals("compare before.json after.json --pair " + pair + " --json cmp.json --fail-on faster");
+        EXPECT_EQ(r.exit_code, 3) << pair << r.err;
+        EXPECT_NE(r.out.find("mask/cpu-before -> mask/cpu-after"), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("(removed)"), std::string::npos) << r.out;
+        EXPECT_EQ(r.err, "vitals: --fail-on faster: 1 case faster: mask/cpu-before -> mask/cpu-after\n");
+    }
+    // One file holding both variants, compared with itself.
+    {
+        std::ofstream out(dir_ / "both.json");
+        out << R"({"benchmarks": [)";
+        for (int i = 0; i < 20; ++i) {
+            out << (i ? "," : "") << R"({"name": "b-before", "run_type": "iteration", "iterations": 1, "real_time": )"
+                << 100 * (1 + 0.001 * i) << R"(, "cpu_time": 1, "time_unit": "ns"},)"
+                << R"({"name": "b-after", "run_type": "iteration", "iterations": 1, "real_time": )" << 300 * (1 + 0.001 * i)
+                << R"(, "cpu_time": 1, "time_unit": "ns"})";
+        }
+        out << "]}";
+    }
+    r = run_vitals("compare both.json both.json --pair '*-before=*-after'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("b-before -> b-after"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("(added)"), std::string::npos) << r.out;
+}
+
+TEST_F(FailOn, APairNamingAnAbsentCaseIsRefusedWithNearMatches) {
+    Outcome r = run_vitals("compare full_before.json full_after.json --pair 'ful=full'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("the before file has no case named 'ful'; near matches: 'full'"), std::string::npos) << r.err;
+    r = run_vitals("compare full_before.json full_after.json --pair 'full=nothing'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("the after file has no case named 'nothing'; it holds 'full'"), std::string::npos) << r.err;
+    r = run_vitals("compare full_before.json full_after.json --pair 'full'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("BEFORE_CASE=AFTER_CASE"), std::string::npos) << r.err;
+    r = run_vitals("compare full_before.json full_after.json --pair '*x=*'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no case of the before file matches '*x'"), std::string::npos) << r.err;
+    r = run_vitals("compare full_before.json full_after.json --pair '*=full'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("as many '*'"), std::string::npos) << r.err;
+    r = run_vitals("compare full_before.json full_after.json --pair full=full --pair 'f*=f*'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("'full' is paired twice"), std::string::npos) << r.err;
+}
+
 TEST_F(FailOn, AnUnknownVerdictIsAUsageErrorNamingTheChoices) {
     const Outcome r = run_vitals("compare full_before.json full_after.json --fail-on same");
     EXPECT_EQ(r.exit_code, 2);

@@ -90,6 +90,8 @@ void print_error(const std::string& message);
 // expression in RE2's syntax, matched in linear time (no pattern can hang or overflow
 // the stack); UsageError naming the problem for one RE2 refuses.
 std::vector<const Case*> matching_cases(const Registry& registry, const std::optional<std::string>& filter);
+// Up to three of `candidates` within a few edits of `name`, the nearest first.
+std::vector<std::string> near_names(const std::string& name, const std::vector<std::string>& candidates);
 // The case of that name, or UsageError with the nearest name as a hint.
 const Case& find_case(const Registry& registry, const std::string& name);
 

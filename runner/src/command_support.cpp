@@ -50,6 +50,18 @@ std::vector<const Case*> matching_cases(const Registry& registry, const std::opt
     return out;
 }
 
+std::vector<std::string> near_names(const std::string& name, const std::vector<std::string>& candidates) {
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    for (const std::string& c : candidates) {
+        const std::size_t d = edit_distance(name, c);
+        if (d <= std::max<std::size_t>(3, name.size() / 3)) scored.emplace_back(d, c);
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+    return out;
+}
+
 const Case& find_case(const Registry& registry, const std::string& name) {
     if (const Case* c = registry.find(name)) return *c;
     std::string hint;

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 
+#include "../case_pairs.hpp"
 #include "../command.hpp"
 #include "../flags.hpp"
 #include "../output_flag.hpp"
@@ -25,6 +26,9 @@ public:
         report_.declare(app);
         json_.declare(app, "--json", "Also write the comparison as JSON");
         fail_on_.declare(app);
+        app.add_option("--pair", pairs_,
+                       "Compare BEFORE_CASE in the before file with AFTER_CASE in the after file (repeatable); '*' "
+                       "matches any text, e.g. --pair '*-before=*-after'. Other cases are compared by name");
     }
 
     void run(const CommandContext&) override {
@@ -40,6 +44,7 @@ public:
         if (before_is_trace) {
             if (json_.given()) throw UsageError("--json applies to results files, not to two traces");
             if (fail_on_.given()) throw UsageError("--fail-on applies to results files, not to two traces");
+            if (!pairs_.empty()) throw UsageError("--pair applies to results files, not to two traces");
             try {
                 fmt::print("{}", profile_diff_report(before_, after_));
             } catch (const std::runtime_error& e) {
@@ -49,14 +54,11 @@ public:
         }
         const std::optional<OutputFile> json = json_.prepare({.inputs = {before_, after_}});  // before the inputs are read
         std::vector<std::string> warnings;
-        const ResultsFile before = read_results_file_or_usage_error(before_, warnings);
-        const ResultsFile after = read_results_file_or_usage_error(after_, warnings);
-        Comparison comparison;
-        try {
-            comparison = compare_runs(before_, before.cases, after_, after.cases, report_.options());
-        } catch (const ResultsFileError& e) {
-            throw UsageError(e.what());
-        }
+        ResultsFile before = read_results_file_or_usage_error(before_, warnings);
+        ResultsFile after = read_results_file_or_usage_error(after_, warnings);
+        if (!pairs_.empty()) apply_pairs(resolve_pairs(pairs_, before.cases, after.cases), before.cases, after.cases);
+        // Cases in one file only are listed as added or removed; none in common is no error.
+        Comparison comparison = compare_cases(before_, before.cases, after_, after.cases, report_.options());
         comparison.warnings = std::move(warnings);
         // With the JSON on standard output, this goes to standard error (OutputFlag).
         fmt::print("{}", render_comparison_text(comparison));
@@ -66,6 +68,7 @@ public:
 
 private:
     std::string before_, after_;
+    std::vector<std::string> pairs_;
     FailOnFlag fail_on_;
     ReportFlags report_;
     OutputFlag json_;
