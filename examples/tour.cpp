@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <vitals/atomic_file.hpp>
 #include <vitals/profiler/profile.hpp>
+#include <vitals/results/ab_report.hpp>
 #include <vitals/significance.hpp>
 
 namespace {
@@ -94,14 +95,18 @@ void before_and_after(const std::filesystem::path& out) {
     std::vector<vitals::CaseResult> runs[2];
     std::vector<vitals::Measurement> measured;
     p::Trace profiles[2];
+    std::vector<vitals::Timer> timers;
     for (int after = 0; after < 2; ++after) {
-        vitals::Timer timer({
+        timers.push_back(vitals::Timer({
             .stmt = vitals::Code([workload, after] { vitals::do_not_optimize(after ? workload->after() : workload->before()); },
                                  after ? "nonzero(gt(x32, t))" : "nonzero(copy_to(gt(x64, t, f64), cpu))"),
             .label = "MASK INDICES",
             .sub_label = "1M at 50%",
             .description = after ? "after" : "before",
-        });
+        }));
+    }
+    for (int after = 0; after < 2; ++after) {
+        vitals::Timer& timer = timers[static_cast<std::size_t>(after)];
         measured.push_back(timer.blocked_autorange({.min_run_time = 0.3}));
         runs[after].push_back({"mask_indices/1M/cpu", measured.back(), "", ""});
         profiles[after] = timer.profile({.number = 10});
@@ -113,6 +118,11 @@ void before_and_after(const std::filesystem::path& out) {
     const vitals::stats::Change change = vitals::stats::test_change(measured[0].times(), measured[1].times());
     std::cout << "verdict: " << vitals::stats::verdict_name(change.verdict) << ", " << fmt::format("{:+.1f}%", change.change * 100)
               << fmt::format(" (two-sided Mann-Whitney U test, p = {:.2g})", change.p_value) << "\n";
+
+    // The two measured one after the other above; interleaved, round by round, they share
+    // whatever the machine does meanwhile (vitals ab on the command line).
+    std::cout << "\nInterleaved: vitals::ab({before, after}, {.max_run_time = 3})\n"
+              << vitals::render_ab_text(vitals::ab({timers[0], timers[1]}, {.max_run_time = 3}));
 
     for (int after = 0; after < 2; ++after) {
         std::cout << "\nProfile " << (after ? "after" : "before") << " (10 calls):\n"
@@ -180,6 +190,7 @@ int main(int argc, char** argv) {
     heading("Next");
     std::cout << "build/bin/vitals list                       # the built-in cases\n"
                  "build/bin/vitals timeit matmul/128x128/cpu-f32\n"
+                 "build/bin/vitals ab mask_indices/1M/cpu-before mask_indices/1M/cpu-after\n"
                  "build/bin/vitals run --filter mask_indices --json results.json\n"
                  "build/bin/vitals profile mlp_forward/32x512/cpu-f32 --record-shapes --trace trace.json\n";
 }

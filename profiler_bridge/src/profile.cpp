@@ -57,7 +57,7 @@ Profile::Profile(ProfileOptions options) : options_(std::move(options)) {
         options_.schedule->validate();
         if (options_.schedule->warmup == 0) {
             fmt::print(stderr, "vitals: warning: a schedule without warmup steps skews the first recorded step; "
-                               "set .warmup to 1 or more\n");
+                               "give it 1 or more (Schedule's .warmup; --warmup on the command line)\n");
         }
     }
 }

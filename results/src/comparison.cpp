@@ -92,6 +92,16 @@ std::string Comparison::meaning_of_same() const {
                        options.alpha, unit, options.noise_floor * 100);
 }
 
+std::string Comparison::medians_shown() const {
+    const std::size_t by_process = cases_by_process();
+    if (by_process == 0) return "before and after: the median of all blocks";
+    if (by_process == cases.size()) {
+        return "before and after: the median of the per-process medians (a results file's median aggregate, and a "
+               "box's line, are the median of all its blocks)";
+    }
+    return "before and after: the median of the per-process medians where tested on processes, else of all blocks";
+}
+
 double smallest_exact_p_value(std::size_t n, std::size_t m) {
     double ways = 1;  // C(n + m, n), built up exactly for the small samples this is for
     for (std::size_t i = 1; i <= n; ++i) ways = ways * static_cast<double>(m + i) / static_cast<double>(i);

@@ -204,7 +204,7 @@ std::string html_report(const std::vector<NamedResults>& files, const ReportOpti
         for (const std::string& note : comparison_notes(comparison)) summary += "<p class=\"note\">Note: " + escape_html(note) + "</p>";
     }
     std::string files_list;
-    for (const auto& [file, cases] : files) files_list += "<li>" + escape_html(file) + fmt::format(" ({} cases)</li>", cases.size());
+    for (const auto& [file, cases] : files) files_list += "<li>" + escape_html(file) + fmt::format(" ({} case{})</li>", cases.size(), cases.size() == 1 ? "" : "s");
     return fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>vitals report</title>
 <style>
@@ -220,13 +220,14 @@ svg text {{ font-size: 11px; fill: #2d3748; }} svg .tick {{ fill: #718096; }} sv
 <ul>{}</ul>
 {}
 {}
-<p class="note">Boxes: interquartile range; thick line: median (its value on the right); whiskers: furthest blocks within 1.5 IQR; dots: outliers; an arrowhead at an end of the axis: outliers past it, with their count. Times per call.{}</p>
+<p class="note">Boxes: interquartile range; thick line: median of all blocks (its value on the right); whiskers: furthest blocks within 1.5 IQR; dots: outliers; an arrowhead at an end of the axis: outliers past it, with their count. Times per call.{}</p>
 {}
 </body></html>
 )",
                        files_list, summary, roofline_svg(files, ceilings),
                        paired && !comparison.cases.empty()
-                           ? " Verdicts: same means " + escape_html(comparison.meaning_of_same()) + "." +
+                           ? " The table's " + escape_html(comparison.medians_shown()) + ". Verdicts: same means " +
+                                 escape_html(comparison.meaning_of_same()) + "." +
                                  (cases_with_verdict(comparison, stats::Verdict::untested).empty()
                                       ? ""
                                       : std::string(" Untested: ") + escape_html(kUntestedMeans) + ".")

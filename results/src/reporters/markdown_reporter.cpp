@@ -40,8 +40,9 @@ std::string markdown_report(const std::vector<NamedResults>& files, const Report
         }
         if (!comparison.cases.empty()) {
             out += fmt::format("\nVerdicts: **slower** or **faster** when p < {} and the median changed by more than "
-                               "{:.1f}%; `same`: {}.\n",
-                               options.alpha, options.noise_floor * 100, comparison.meaning_of_same());
+                               "{:.1f}%; `same`: {}. {}.\n",
+                               options.alpha, options.noise_floor * 100, comparison.meaning_of_same(),
+                               "B" + comparison.medians_shown().substr(1));
             if (!cases_with_verdict(comparison, stats::Verdict::untested).empty()) {
                 out += fmt::format("`untested`: {}.\n", kUntestedMeans);
             }

@@ -70,8 +70,9 @@ std::string render_comparison_text(const Comparison& comparison) {
                              : by_process == 0                ? "per-block times"
                                                : "per-process medians (per-block times where a side has one process)";
     std::string out =
-        fmt::format("{} -> {}: two-sided Mann-Whitney U test on {}, alpha {}; changes under {:.1f}% count as same\n\n",
-                    terminal_safe(comparison.before_name), terminal_safe(comparison.after_name), unit, options.alpha, options.noise_floor * 100);
+        fmt::format("{} -> {}: two-sided Mann-Whitney U test on {}, alpha {}; changes under {:.1f}% count as same\n{}\n\n",
+                    terminal_safe(comparison.before_name), terminal_safe(comparison.after_name), unit, options.alpha,
+                    options.noise_floor * 100, comparison.medians_shown());
     out += fmt::format("{:<{}}  {:>12}  {:>12}  {:>9}  {:>9}  {}\n", "case", name_width, "before", "after", "change",
                        "p-value", "verdict");
     for (const CaseComparison& c : comparison.cases) {

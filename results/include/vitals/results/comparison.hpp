@@ -55,6 +55,10 @@ struct Comparison {
     // What a verdict of `same` means here, for reports: "not significant at alpha 0.05
     // (two-sided Mann-Whitney U test on per-process medians), or a change under 1.0%".
     std::string meaning_of_same() const;
+    // Which median the before and after columns show: "before and after: the median of the
+    // per-process medians (a results file's median aggregate is that of all its blocks)",
+    // or of all blocks, or each where it applies.
+    std::string medians_shown() const;
 };
 
 // The smallest two-sided p-value the exact U test can give for samples of n and m
