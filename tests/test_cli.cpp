@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
 #include <map>
 #include <regex>
 #include <sstream>
@@ -964,4 +966,49 @@ TEST_F(Cli, InterruptedRunWritesWhatItHasBesideTheFile) {
         EXPECT_GE(measured.size(), 1u);
         EXPECT_LT(measured.size(), 4u);
     }
+}
+
+TEST_F(Cli, AbInterleavesTwoCasesAndWritesEveryRound) {
+    const fs::path json = dir_ / "ab.json";
+    const CommandResult r = run_vitals("ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f64 --max-run-time 0.5 --block-time 0.001 --json " +
+                                       json.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("Interleaved A/B: 2 alternatives"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("A  relu/32x1024/cpu-f32"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("B  relu/32x1024/cpu-f64"), std::string::npos) << r.out;
+    const auto doc = nlohmann::json::parse(slurp(json));
+    const auto& ab = doc.at("vitals_ab");
+    EXPECT_TRUE(doc.at("context").contains("host_name"));
+    EXPECT_TRUE(ab.at("complete").get<bool>());
+    ASSERT_EQ(ab.at("alternatives").size(), 2u);
+    EXPECT_EQ(ab.at("alternatives")[0].at("name"), "relu/32x1024/cpu-f32");
+    EXPECT_EQ(ab.at("alternatives")[0].at("ratio").get<double>(), 1.0);
+    EXPECT_EQ(ab.at("alternatives")[1].at("name"), "relu/32x1024/cpu-f64");
+    const auto& rounds = ab.at("rounds");
+    ASSERT_GE(rounds.size(), 1u);
+    for (std::size_t i = 0; i < rounds.size(); ++i) {
+        EXPECT_EQ(rounds[i].at("reversed").get<bool>(), i % 2 == 1);  // ABBA
+        ASSERT_EQ(rounds[i].at("block_seconds").size(), 2u);
+        EXPECT_GT(rounds[i].at("block_seconds")[1].get<double>(), 0.0);
+    }
+    // The median per call is the median of the blocks over their size.
+    std::vector<double> per_call;
+    const double number = ab.at("alternatives")[1].at("number_per_block").get<double>();
+    for (const auto& round : rounds) per_call.push_back(round.at("block_seconds")[1].get<double>() / number);
+    std::sort(per_call.begin(), per_call.end());
+    const std::size_t n = per_call.size();
+    const double median = n % 2 ? per_call[n / 2] : (per_call[n / 2 - 1] + per_call[n / 2]) / 2;
+    EXPECT_NEAR(ab.at("alternatives")[1].at("median_seconds_per_call").get<double>(), median, median * 1e-12);
+    const std::string stop = ab.at("stopped_by");
+    EXPECT_TRUE(stop == "precision" || stop == "max_run_time") << stop;
+}
+
+TEST_F(Cli, AbRefusesTooFewCasesRepeatsUnknownAndSkippedCases) {
+    expect_usage_error("ab relu/32x1024/cpu-f32", "ab compares two cases or more, got 1");
+    expect_usage_error("ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f32", "'relu/32x1024/cpu-f32' is given twice");
+    expect_usage_error("ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f6", "did you mean 'relu/32x1024/cpu-f64'");
+    expect_usage_error("ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f64 --precision 2", "--precision");
+    expect_usage_error("ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f64 --max-run-time 0.05 --min-run-time 1", "shorter than");
+    expect_usage_error("ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f64 --fail-on worse", "--fail-on");
+    if (!vitals_has_gpu()) expect_usage_error("ab relu/32x1024/cpu-f32 relu/32x1024/cuda-f32", "cannot run here");
 }
