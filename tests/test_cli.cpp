@@ -1012,3 +1012,24 @@ TEST_F(Cli, AbRefusesTooFewCasesRepeatsUnknownAndSkippedCases) {
     expect_usage_error("ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f64 --fail-on worse", "--fail-on");
     if (!vitals_has_gpu()) expect_usage_error("ab relu/32x1024/cpu-f32 relu/32x1024/cuda-f32", "cannot run here");
 }
+
+TEST_F(Cli, RunAgainstABaselineGatesOnTheNamedVerdict) {
+    // A baseline at 1 ns a call: this run is slower, whatever the machine.
+    {
+        std::ofstream out(dir_ / "base.json");
+        out << R"({"benchmarks": [)";
+        for (int i = 0; i < 20; ++i) {
+            out << (i ? "," : "") << R"({"name": "relu/32x1024/cpu-f32", "run_type": "iteration", "iterations": 1, "real_time": )"
+                << 1 + 0.01 * i << R"(, "cpu_time": 1, "time_unit": "ns"})";
+        }
+        out << "]}";
+    }
+    const std::string run = "run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.05 --baseline " + (dir_ / "base.json").string();
+    CommandResult r = run_vitals(run + " --json " + (dir_ / "new.json").string() + " --fail-on slower");
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("vitals: --fail-on slower: 1 case slower: relu/32x1024/cpu-f32"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir_ / "new.json"));
+    r = run_vitals(run + " --fail-on faster");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    expect_usage_error("run --filter '^relu/32x1024/cpu-f32$' --fail-on slower", "--baseline");
+}

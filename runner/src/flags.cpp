@@ -120,8 +120,8 @@ ResultsLayout ResultsLayoutFlags::layout() const {
     return {.aggregates_only = aggregates_only, .time_unit = parse_time_unit(time_unit)};
 }
 
-void FailOnFlag::declare(CLI::App& app) {
-    app.add_option("--fail-on", verdicts,
+CLI::Option* FailOnFlag::declare(CLI::App& app) {
+    return app.add_option("--fail-on", verdicts,
                    "Exit 3, once every output is written, when a case gets one of these verdicts: slower, faster, "
                    "changed (slower or faster), untested (a side read from aggregates only, where no test is possible); "
                    "comma-separated or repeated, e.g. --fail-on slower. Cases not compared never fail")

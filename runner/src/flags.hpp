@@ -41,7 +41,7 @@ struct ReportFlags {
 // where no test is possible).
 struct FailOnFlag {
     std::vector<std::string> verdicts;
-    void declare(CLI::App& app);
+    CLI::Option* declare(CLI::App& app);
     bool given() const { return !verdicts.empty(); }
     // Whether a case with this verdict fails the gate.
     bool fails(stats::Verdict verdict) const;

@@ -110,6 +110,7 @@ public:
                        "Profile every case slower than the baseline by more than PCT percent (and significant)")
             ->check(finite_non_negative())
             ->needs(baseline);
+        fail_on_.declare(app)->needs(baseline);
         report_.declare(app);
         app.add_flag("--roofline", roofline_,
                      "Place every case that states its work against this machine's limits (measured once by "
@@ -275,6 +276,7 @@ private:
         const bool failed = lost_process || roofline_failed_ || write_failed_ ||
                             std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
         if (failed) throw Failed();
+        fail_on_.check(baseline_verdicts_);  // after every output, and only when nothing failed
     }
 
     // Everything printed after the files are safe: the Compare tables, the skipped cases,
@@ -317,6 +319,7 @@ private:
             throw UsageError(e.what());
         }
         comparison.warnings = std::move(baseline_warnings_);
+        baseline_verdicts_ = verdicts_of(comparison);
         fmt::print("\n{}", render_comparison_text(comparison));
         if (profile_slow_percent_) {
             for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
@@ -333,6 +336,8 @@ private:
     std::optional<std::string> worker_of_;  // "P/N": this process is worker P of a run --processes N
     std::vector<CaseSamples> baseline_cases_;
     std::vector<std::string> baseline_warnings_;
+    std::vector<std::pair<std::string, stats::Verdict>> baseline_verdicts_;  // for --fail-on
+    FailOnFlag fail_on_;
     std::string roofline_text_;
     bool roofline_failed_ = false;
     bool write_failed_ = false;  // the results file could not be written (said at once)
