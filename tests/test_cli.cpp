@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -1032,4 +1033,22 @@ TEST_F(Cli, RunAgainstABaselineGatesOnTheNamedVerdict) {
     r = run_vitals(run + " --fail-on faster");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     expect_usage_error("run --filter '^relu/32x1024/cpu-f32$' --fail-on slower", "--baseline");
+}
+
+TEST_F(Cli, AnInterruptedAbKeepsItsRoundsMarkedIncomplete) {
+    const fs::path json = dir_ / "ab.json", out = dir_ / "stdout";
+    // --precision tiny and a long limit: only the signal ends it.
+    const std::string command = "sh -c '" + std::string(VITALS_BINARY_DIR) +
+                                "/bin/vitals ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f64 --precision 0.000001 "
+                                "--max-run-time 60 --block-time 0.001 --json " +
+                                json.string() + " >" + out.string() + " 2>/dev/null & pid=$!; sleep 1.5; kill -INT $pid; wait $pid; exit $?'";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+    const auto doc = nlohmann::json::parse(slurp(json));
+    EXPECT_TRUE(doc.at("context").at("vitals_incomplete").get<bool>());
+    EXPECT_FALSE(doc.at("vitals_ab").at("complete").get<bool>());
+    EXPECT_EQ(doc.at("vitals_ab").at("stopped_by"), "interrupted");
+    EXPECT_GE(doc.at("vitals_ab").at("rounds").size(), 1u);
+    EXPECT_NE(slurp(out).find("stopped: interrupted"), std::string::npos) << slurp(out);
 }

@@ -32,12 +32,17 @@ std::string render_ab_text(const AbResult& r) {
     const std::size_t k = r.alternatives.size();
     std::string stop;
     switch (r.stopped_by) {
-        case AbStop::precision: stop = fmt::format("every interval within +/-{:g}%", r.precision * 100); break;
-        case AbStop::max_run_time: stop = "the time limit (--max-run-time), before every interval was within "
-                                          + fmt::format("+/-{:g}%", r.precision * 100); break;
-        case AbStop::interrupted: stop = "interrupted: the figures are those of the rounds measured (incomplete)"; break;
+        case AbStop::precision:
+            stop = fmt::format("every interval within +/-{:g}%", r.precision * 100);
+            break;
+        case AbStop::max_run_time:
+            stop = fmt::format("the time limit, before every interval was within +/-{:g}%", r.precision * 100);
+            break;
+        case AbStop::interrupted:
+            stop = "interrupted; the figures are those of the rounds measured (incomplete)";
+            break;
     }
-    std::string out = fmt::format("Interleaved A/B: {} alternatives, {} round{} in {:.2f} s ({} order); stopped by {}\n", k,
+    std::string out = fmt::format("Interleaved A/B: {} alternatives, {} round{} in {:.2f} s ({} order); stopped: {}\n", k,
                                   r.rounds.size(), r.rounds.size() == 1 ? "" : "s", r.wall_seconds, order_name(k), stop);
     std::size_t name_width = 4;
     for (const AbAlternative& a : r.alternatives) name_width = std::max(name_width, terminal_safe(a.name).size());
