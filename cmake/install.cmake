@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 
 set(VITALS_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vitals)
 set(VITALS_INSTALLED_TARGETS vitals vitals_platform vitals_stats vitals_machine vitals_profiler_bridge vitals_timer
-    vitals_kernels vitals_results vitals_runner)
+    vitals_kernels vitals_results vitals_history vitals_runner)
 if(VITALS_HAS_CUDA)
     list(APPEND VITALS_INSTALLED_TARGETS vitals_cuda)
 endif()
@@ -17,7 +17,7 @@ install(TARGETS ${VITALS_INSTALLED_TARGETS}
 if(TARGET vitals_cli)
     install(TARGETS vitals_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
-foreach(part IN ITEMS platform stats machine profiler_bridge timer kernels results runner)
+foreach(part IN ITEMS platform stats machine profiler_bridge timer kernels results history runner)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${part}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

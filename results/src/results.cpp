@@ -55,6 +55,7 @@ json context(const std::string& executable, const RunContext& run) {
         {"executable", executable},
         {"num_cpus", std::thread::hardware_concurrency()},
         {"mhz_per_cpu", static_cast<long>(cpu_info().mhz)},
+        {"vitals_cpu_model", cpu_info().model},
         {"cpu_scaling_enabled", !governor.empty() && governor != "performance"},
         {"caches", caches()},
         {"load_avg", loads > 0 ? json(std::vector<double>(load, load + loads)) : json::array()},

@@ -78,6 +78,7 @@ std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_profile_command();
 std::unique_ptr<Command> make_compare_command();
 std::unique_ptr<Command> make_ab_command();
+std::unique_ptr<Command> make_history_command();
 std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_merge_command();
 std::unique_ptr<Command> make_machine_command();

@@ -28,6 +28,9 @@ const std::vector<CommandEntry>& command_table() {
         {"ab", "Compare two cases or more measured interleaved, round by round, each against the first", &make_ab_command},
         {"report", "Draw results files: an HTML page of box plots, or markdown", &make_report_command},
         {"merge", "Join results files (e.g. shards) into one", &make_merge_command},
+        {"history", "Keep runs in a database (SQLite or PostgreSQL) and follow cases across commits: add, show, detect, "
+                    "check, export",
+         &make_history_command},
         {"profile", "Run a case's statement step by step under the profiler; print tables", &make_profile_command},
         {"machine", "Measure this machine's bandwidth per cache level and peak FLOP/s (cached)", &make_machine_command},
     };

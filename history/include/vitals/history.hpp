@@ -1,0 +1,102 @@
+// The history: every recorded run kept in a database (a SQLite file, or a PostgreSQL
+// server for a team), keyed by commit, branch, time, machine and case, so that a case's
+// medians can be followed across commits and its change points found
+// (<vitals/change_points.hpp>). `vitals history` is the command line over it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vitals/results.hpp"
+
+namespace vitals::history {
+
+// The schema this vitals writes; a history of a newer one is refused (upgrade vitals).
+inline constexpr int kSchemaVersion = 1;
+
+// Bad history input: it cannot be opened, is no vitals history or a newer one, a write
+// that would repeat a commit's result. The message says what to do.
+class HistoryError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What tells machines apart: results of one case on two machines are two series.
+struct Machine {
+    std::string host, cpu_model, isa;
+    int cores = 0;
+    // "host, cpu model, isa, N cores" (the parts known).
+    std::string fingerprint() const;
+};
+
+// The machine a results file was measured on, from its context (host_name, num_cpus,
+// vitals_cpu_model, vitals_max_cpu_isa). Throws ResultsFileError when it cannot be read.
+Machine machine_of_results_file(const std::string& path);
+
+struct RunInfo {
+    std::string commit;  // the commit's hash (or any name of it)
+    std::string branch;
+    std::string time;    // ISO 8601 with a zone ("2026-12-04T18:00:00+01:00"); stored in UTC
+    Machine machine;
+    std::string source;  // where the results came from (a file's path)
+};
+
+// One commit's result for one case.
+struct Point {
+    std::string commit, time;  // time in UTC, "2026-12-04T17:00:00Z"
+    double median = 0, p25 = 0, p75 = 0;  // seconds per call, over all blocks
+    std::size_t blocks = 0, processes = 1;
+    std::vector<double> seconds;  // every block (with Store::series' with_blocks)
+    std::vector<int> process;     // per block, its process
+    // The median of each process's blocks (one value with one process).
+    std::vector<double> process_medians() const;
+};
+
+// One case on one machine and branch, oldest commit first.
+struct Series {
+    std::string case_name, machine, branch;
+    std::vector<Point> points;
+};
+
+struct SeriesFilter {
+    std::optional<std::string> machine;  // a fingerprint, or a host name
+    std::optional<std::string> branch;
+    std::optional<std::string> up_to_commit;  // points up to this commit's time (its own included)
+    bool with_blocks = false;
+};
+
+class Store {
+public:
+    // Opens the history at `location` ("postgresql://user@host/db", else a SQLite file,
+    // created when absent), creating its tables in a new one. HistoryError when it cannot
+    // be opened, holds tables that are no vitals history, or has a newer schema.
+    explicit Store(const std::string& location);
+    ~Store();
+    Store(Store&&) noexcept;
+    Store& operator=(Store&&) noexcept;
+
+    // Records the measured cases of one run in one transaction: all or none. A case that
+    // already has a result for this commit on this machine is refused (HistoryError,
+    // nothing written) unless `replace`, which replaces it. Returns the cases recorded.
+    std::size_t add(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace = false);
+
+    std::vector<Series> series(const SeriesFilter& filter = {});
+    // The machines (fingerprints) that have a result for this commit.
+    std::vector<std::string> machines_with(const std::string& commit);
+    std::string location() const { return location_; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::string location_;
+};
+
+// "2026-12-04T18:00:00+01:00" -> "2026-12-04T17:00:00Z" (fractions of a second dropped);
+// nullopt for text that is no such time.
+std::optional<std::string> utc_time(const std::string& iso8601);
+
+}  // namespace vitals::history

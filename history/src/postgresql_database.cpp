@@ -1,0 +1,91 @@
+// The history on a PostgreSQL server (libpq), for a team's shared history.
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+#include "database.hpp"
+#include "vitals/history.hpp"
+
+namespace vitals::history {
+namespace {
+
+// The URI without its password, for messages.
+std::string shown(const std::string& uri) {
+    const std::size_t scheme = uri.find("://");
+    const std::size_t at = uri.find('@', scheme == std::string::npos ? 0 : scheme + 3);
+    if (scheme == std::string::npos || at == std::string::npos) return uri;
+    const std::size_t colon = uri.find(':', scheme + 3);
+    if (colon == std::string::npos || colon > at) return uri;
+    return uri.substr(0, colon) + ":***" + uri.substr(at);
+}
+
+std::string trimmed(const char* message) {
+    std::string s = message ? message : "";
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+
+class PostgresqlDatabase final : public Database {
+public:
+    explicit PostgresqlDatabase(const std::string& uri) : shown_(shown(uri)) {
+        connection_ = PQconnectdb(uri.c_str());
+        if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) {
+            const std::string why = connection_ ? trimmed(PQerrorMessage(connection_)) : "out of memory";
+            PQfinish(connection_);
+            throw HistoryError(fmt::format("cannot connect to the history {}: {}; check that the server runs and accepts "
+                                           "this user",
+                                           shown_, why));
+        }
+        query("SET client_min_messages TO WARNING");  // no NOTICE lines for IF NOT EXISTS
+    }
+    ~PostgresqlDatabase() override { PQfinish(connection_); }
+
+    const char* dialect() const override { return "postgresql"; }
+
+    std::vector<Row> run(const std::string& sql, const std::vector<Text>& parameters) override {
+        std::vector<const char*> values;
+        for (const Text& p : parameters) values.push_back(p ? p->c_str() : nullptr);
+        PGresult* result = PQexecParams(connection_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
+                                        nullptr, nullptr, 0);
+        struct Clear {
+            PGresult* r;
+            ~Clear() { PQclear(r); }
+        } clear{result};
+        const ExecStatusType status = PQresultStatus(result);
+        if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+            throw HistoryError(fmt::format("the history {}: {}", shown_, trimmed(PQresultErrorMessage(result))));
+        }
+        std::vector<Row> rows;
+        for (int r = 0; r < PQntuples(result); ++r) {
+            Row row;
+            for (int c = 0; c < PQnfields(result); ++c) {
+                if (PQgetisnull(result, r, c)) {
+                    row.emplace_back(std::nullopt);
+                } else {
+                    row.emplace_back(std::string(PQgetvalue(result, r, c), static_cast<std::size_t>(PQgetlength(result, r, c))));
+                }
+            }
+            rows.push_back(std::move(row));
+        }
+        return rows;
+    }
+
+    void begin_write() override { query("BEGIN"); }
+
+    std::vector<std::string> tables() override {
+        std::vector<std::string> out;
+        for (const Row& row : query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")) {
+            out.push_back(row[0].value_or(""));
+        }
+        return out;
+    }
+
+private:
+    std::string shown_;
+    PGconn* connection_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Database> open_postgresql(const std::string& uri) { return std::make_unique<PostgresqlDatabase>(uri); }
+
+}  // namespace vitals::history

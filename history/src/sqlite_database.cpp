@@ -1,0 +1,118 @@
+// The history on a SQLite file.
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "database.hpp"
+#include "vitals/history.hpp"
+
+namespace vitals::history {
+namespace {
+
+// SQLite numbers its parameters ?1, ?2, ...: the store writes $1, $2, ... as PostgreSQL does.
+std::string sqlite_placeholders(const std::string& sql) {
+    std::string out;
+    for (std::size_t i = 0; i < sql.size(); ++i) {
+        const bool placeholder = sql[i] == '$' && i + 1 < sql.size() && sql[i + 1] >= '0' && sql[i + 1] <= '9';
+        out += placeholder ? '?' : sql[i];
+    }
+    return out;
+}
+
+class SqliteDatabase final : public Database {
+public:
+    explicit SqliteDatabase(const std::string& path) : path_(path) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) {
+            throw HistoryError(fmt::format("cannot open the history '{}': it is a folder; give a file (e.g. results.sqlite)", path));
+        }
+        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
+            SQLITE_OK) {
+            const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            throw HistoryError(fmt::format("cannot open the history '{}': {}", path, why));
+        }
+        // Two writers at once (two CI jobs): the second waits for the first's transaction.
+        sqlite3_busy_timeout(db_, 60000);
+        query("PRAGMA foreign_keys = ON");
+    }
+    ~SqliteDatabase() override { sqlite3_close(db_); }
+
+    const char* dialect() const override { return "sqlite"; }
+
+    std::vector<Row> run(const std::string& sql, const std::vector<Text>& parameters) override {
+        sqlite3_stmt* statement = nullptr;
+        if (sqlite3_prepare_v2(db_, sqlite_placeholders(sql).c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+            throw error("cannot run a query");
+        }
+        struct Finalize {
+            sqlite3_stmt* s;
+            ~Finalize() { sqlite3_finalize(s); }
+        } finalize{statement};
+        for (std::size_t i = 0; i < parameters.size(); ++i) {
+            const int index = static_cast<int>(i + 1);
+            const int rc = parameters[i] ? sqlite3_bind_text(statement, index, parameters[i]->data(),
+                                                             static_cast<int>(parameters[i]->size()), SQLITE_TRANSIENT)
+                                         : sqlite3_bind_null(statement, index);
+            if (rc != SQLITE_OK) throw error("cannot bind a value");
+        }
+        std::vector<Row> rows;
+        for (;;) {
+            const int rc = sqlite3_step(statement);
+            if (rc == SQLITE_DONE) break;
+            if (rc != SQLITE_ROW) throw error("a query failed");
+            Row row;
+            for (int c = 0; c < sqlite3_column_count(statement); ++c) {
+                if (sqlite3_column_type(statement, c) == SQLITE_NULL) {
+                    row.emplace_back(std::nullopt);
+                } else if (sqlite3_column_type(statement, c) == SQLITE_FLOAT) {
+                    row.emplace_back(fmt::format("{}", sqlite3_column_double(statement, c)));  // shortest exact text
+                } else {
+                    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, c));
+                    row.emplace_back(std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, c))));
+                }
+            }
+            rows.push_back(std::move(row));
+        }
+        return rows;
+    }
+
+    void begin_write() override { query("BEGIN IMMEDIATE"); }
+
+    std::vector<std::string> tables() override {
+        std::vector<std::string> out;
+        for (const Row& row : query("SELECT name FROM sqlite_master WHERE type = 'table'")) out.push_back(row[0].value_or(""));
+        return out;
+    }
+
+private:
+    HistoryError error(const char* what) const {
+        const int code = sqlite3_errcode(db_);
+        const std::string message = sqlite3_errmsg(db_);
+        if (code == SQLITE_NOTADB) {
+            return HistoryError(fmt::format("'{}' is not a vitals history (not a SQLite database: {}); give a history file, "
+                                            "or a new path to start one",
+                                            path_, message));
+        }
+        if (code == SQLITE_BUSY) {
+            return HistoryError(fmt::format("the history '{}' stayed locked by another writer for 60 s: {}", path_, message));
+        }
+        return HistoryError(fmt::format("the history '{}': {}: {}", path_, what, message));
+    }
+
+    std::string path_;
+    sqlite3* db_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Database> open_sqlite(const std::string& path) { return std::make_unique<SqliteDatabase>(path); }
+
+std::unique_ptr<Database> open_database(const std::string& location) {
+    if (location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0) return open_postgresql(location);
+    if (location.empty()) throw HistoryError("give the history: --db results.sqlite, or --db postgresql://user@host/db");
+    return open_sqlite(location);
+}
+
+}  // namespace vitals::history

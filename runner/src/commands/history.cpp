@@ -1,0 +1,400 @@
+// vitals history add|show|detect|check|export: runs kept in a database, followed across
+// commits.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <re2/re2.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <boost/accumulators/accumulators.hpp>
+#include <boost/accumulators/statistics/rolling_mean.hpp>
+#include <boost/accumulators/statistics/rolling_variance.hpp>
+#include <boost/accumulators/statistics/stats.hpp>
+#include <cmath>
+
+#include "../command.hpp"
+#include "../flags.hpp"
+#include "../output_flag.hpp"
+#include "vitals/atomic_file.hpp"
+#include "vitals/change_points.hpp"
+#include "vitals/history.hpp"
+#include "vitals/results/markup.hpp"
+#include "vitals/significance.hpp"
+#include "vitals/stats.hpp"
+
+extern char** environ;
+
+namespace vitals::cli {
+namespace {
+
+using history::Series;
+
+// `git ARGS...` in the current folder: its first output line, or nullopt when git is
+// missing or fails (no checkout here).
+std::optional<std::string> git(const std::vector<std::string>& args) {
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return std::nullopt;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    std::vector<std::string> argv{"git"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> c_argv;
+    for (std::string& a : argv) c_argv.push_back(a.data());
+    c_argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int spawned = ::posix_spawnp(&pid, "git", &actions, nullptr, c_argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(pipe_fds[1]);
+    std::string out;
+    if (spawned == 0) {
+        char buffer[4096];
+        for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(pipe_fds[0]);
+    if (spawned != 0) return std::nullopt;
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+    out = out.substr(0, out.find('\n'));
+    if (out.empty()) return std::nullopt;
+    return out;
+}
+
+history::Store open_store(const std::string& db) {
+    try {
+        return history::Store(db);
+    } catch (const history::HistoryError& e) {
+        throw UsageError(e.what());
+    }
+}
+
+// The series whose case matches `filter` (RE2, partial match).
+std::vector<Series> matching(std::vector<Series> all, const std::optional<std::string>& filter) {
+    if (!filter) return all;
+    RE2::Options options;
+    options.set_log_errors(false);
+    const RE2 re(*filter, options);
+    if (!re.ok()) throw UsageError(fmt::format("invalid case filter '{}': {}", *filter, re.error()));
+    std::erase_if(all, [&](const Series& s) { return !RE2::PartialMatch(s.case_name, re); });
+    return all;
+}
+
+std::vector<double> medians_of(const Series& s, std::size_t count) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < count && i < s.points.size(); ++i) out.push_back(s.points[i].median);
+    return out;
+}
+
+std::string short_commit(const std::string& commit) { return commit.size() > 10 ? commit.substr(0, 10) : commit; }
+
+// The detector's options from the flags the subcommands share.
+struct DetectFlags {
+    double p_value = stats::ChangePointOptions{}.p_value;
+    double min_step_percent = 0;
+    void declare(CLI::App& app) {
+        app.add_option("--p-value", p_value,
+                       fmt::format("A change point's significance: its step's two-sided p-value below this (default {:g})",
+                                   p_value))
+            ->transform(open_unit_interval());
+        app.add_option("--min-step", min_step_percent, "Report steps of at least this many percent only (default 0)")
+            ->transform(finite_non_negative());
+    }
+    stats::ChangePointOptions options() const { return {.p_value = p_value, .min_step = min_step_percent / 100}; }
+};
+
+class HistoryCommand final : public Command {
+public:
+    void declare(CLI::App& app) override {
+        app.require_subcommand(1);
+        add_ = app.add_subcommand("add", "Record results files as one run of a commit");
+        add_->add_option("files", files_, "Results files (ours or Google Benchmark's JSON)")->required();
+        add_->add_option("--commit", commit_, "The commit measured (default: git rev-parse HEAD here)");
+        add_->add_option("--branch", branch_, "Its branch (default: git's current branch here)");
+        add_->add_option("--time", time_, "The commit's time, ISO 8601 with a zone (default: git's commit time here)");
+        add_->add_flag("--replace", replace_, "Replace this commit's earlier results for the same cases and machine");
+
+        show_ = app.add_subcommand("show", "Per case, the medians by commit and the change points");
+        show_->add_option("filter", filter_, "Cases matching this regex (RE2; default: all)");
+
+        detect_ = app.add_subcommand("detect", "The change points of every case, machine and branch");
+        detect_->add_option("filter", filter_, "Cases matching this regex (RE2; default: all)");
+
+        check_ = app.add_subcommand("check", "Is this commit a regression against the history of its branch?");
+        check_->add_option("--commit", commit_, "The commit to check (default: git rev-parse HEAD here)");
+        check_->add_option("--lookback", lookback_, "Compare with at most this many earlier commits (default 30)")
+            ->transform(decimal_integer(2, 100000));
+        markdown_.declare(*check_, "--markdown", "Also write the verdicts as markdown (e.g. - for a CI summary)");
+        report_.declare(*check_);
+        fail_on_.declare(*check_);
+
+        export_ = app.add_subcommand("export", "Every result as CSV, one row per case, machine, branch and commit");
+        csv_.declare(*export_, "--csv", "Write the CSV here (- for standard output)")->required();
+
+        for (CLI::App* sub : {add_, show_, detect_, check_, export_}) {
+            sub->add_option("--db", db_, "The history: a SQLite file (created when absent) or postgresql://user@host/db")
+                ->required();
+            if (sub != add_) {
+                sub->add_option("--machine", machine_, "One machine's series: its fingerprint or host name");
+                if (sub != check_) sub->add_option("--branch", branch_, "One branch's series");
+            }
+        }
+        for (CLI::App* sub : {show_, detect_, check_}) detect_flags_.declare(*sub);
+    }
+
+    void run(const CommandContext&) override {
+        if (add_->parsed()) return add();
+        if (show_->parsed()) return show();
+        if (detect_->parsed()) return detect();
+        if (check_->parsed()) return check();
+        if (export_->parsed()) return export_csv();
+    }
+
+private:
+    void add() {
+        const std::string commit = given_or_git(commit_, {"rev-parse", "HEAD"}, "--commit SHA");
+        const std::string branch = given_or_git(branch_, {"rev-parse", "--abbrev-ref", "HEAD"}, "--branch NAME");
+        const std::string time = given_or_git(time_, {"show", "-s", "--format=%cI", "HEAD"}, "--time 2026-12-04T18:00:00Z");
+        if (!history::utc_time(time)) {
+            throw UsageError(fmt::format("--time '{}' is no ISO 8601 time with a zone; e.g. 2026-12-04T18:00:00Z", time));
+        }
+        // Every file read before the database is touched: a bad file writes nothing.
+        std::vector<std::pair<std::string, ResultsFile>> files;
+        for (const std::string& path : files_) {
+            std::vector<std::string> warnings;
+            ResultsFile file = read_results_file_or_usage_error(path, warnings);
+            for (const std::string& w : warnings) fmt::print(stderr, "vitals: warning: {}\n", terminal_safe(w));
+            files.emplace_back(path, std::move(file));
+        }
+        history::Store store = open_store(db_);
+        for (auto& [path, file] : files) {
+            history::RunInfo run{commit, branch, time, {}, path};
+            try {
+                run.machine = history::machine_of_results_file(path);
+                const std::size_t recorded = store.add(run, file.cases, replace_);
+                fmt::print("{}: {} case{} of commit {} ({}, {}) recorded in {}\n", terminal_safe(path), recorded,
+                           recorded == 1 ? "" : "s", short_commit(commit), terminal_safe(branch),
+                           terminal_safe(run.machine.fingerprint()), terminal_safe(db_));
+            } catch (const history::HistoryError& e) {
+                throw UsageError(e.what());
+            } catch (const ResultsFileError& e) {
+                throw UsageError(e.what());
+            }
+        }
+    }
+
+    std::string given_or_git(const std::optional<std::string>& given, const std::vector<std::string>& args,
+                             const char* flag) const {
+        if (given) return *given;
+        if (std::optional<std::string> found = git(args)) return *found;
+        throw UsageError(fmt::format("this folder is no git checkout (or git is missing): give {}", flag));
+    }
+
+    std::vector<Series> read_series(bool with_blocks = false) {
+        history::Store store = open_store(db_);
+        try {
+            return matching(store.series({.machine = machine_, .branch = branch_, .with_blocks = with_blocks}), filter_);
+        } catch (const history::HistoryError& e) {
+            throw UsageError(e.what());
+        }
+    }
+
+    std::vector<stats::ChangePoint> change_points(const Series& s) const {
+        return stats::detect_change_points(medians_of(s, s.points.size()), detect_flags_.options());
+    }
+
+    void show() {
+        const std::vector<Series> all = read_series();
+        if (all.empty()) fmt::print("no results{} in {}\n", filter_ ? " of cases matching '" + *filter_ + "'" : "", db_);
+        for (const Series& s : all) {
+            const std::vector<stats::ChangePoint> points = change_points(s);
+            fmt::print("{}  [{}; branch {}]: {} commit{}\n", terminal_safe(s.case_name), terminal_safe(s.machine),
+                       terminal_safe(s.branch), s.points.size(), s.points.size() == 1 ? "" : "s");
+            fmt::print("  {:<10}  {:<20}  {:>11}  {:>25}\n", "commit", "time (UTC)", "median", "interquartile range");
+            for (std::size_t i = 0; i < s.points.size(); ++i) {
+                const history::Point& p = s.points[i];
+                std::string mark;
+                for (const stats::ChangePoint& c : points) {
+                    if (c.index == i) mark = fmt::format("  <- step {} (p {:.2g})", percent_change(c.step), c.p_value);
+                }
+                fmt::print("  {:<10}  {:<20}  {:>11}  {:>25}{}\n", short_commit(p.commit), p.time, stats::format_seconds(p.median),
+                           stats::format_seconds(p.p25) + " .. " + stats::format_seconds(p.p75), mark);
+            }
+        }
+    }
+
+    void detect() {
+        const std::vector<Series> all = read_series();
+        std::size_t found = 0;
+        std::string table;
+        for (const Series& s : all) {
+            for (const stats::ChangePoint& c : change_points(s)) {
+                const history::Point& at = s.points[c.index];
+                table += fmt::format("{}  {}  {}  {}  {}  {:+.2f}%  {:.2g}\n", terminal_safe(s.case_name), terminal_safe(s.machine),
+                                     terminal_safe(s.branch), short_commit(at.commit), at.time, c.step * 100, c.p_value);
+                ++found;
+            }
+        }
+        fmt::print("{} change point{} in {} series (E-divisive candidates, local step test at p < {:g}{})\n", found,
+                   found == 1 ? "" : "s", all.size(), detect_flags_.p_value,
+                   detect_flags_.min_step_percent > 0 ? fmt::format(", steps of {:g}% or more", detect_flags_.min_step_percent) : "");
+        if (found > 0) fmt::print("case  machine  branch  commit  time  step  p-value\n{}", table);
+    }
+
+    struct Verdict {
+        std::string case_name;
+        double before = 0, after = 0, change = 0, p_value = 1;
+        stats::Verdict verdict = stats::Verdict::same;
+        std::string how;
+    };
+
+    void check() {
+        const std::string commit = given_or_git(commit_, {"rev-parse", "HEAD"}, "--commit SHA");
+        const std::optional<OutputFile> markdown = markdown_.prepare({});
+        history::Store store = open_store(db_);
+        std::vector<std::string> machines = store.machines_with(commit);
+        if (machines.empty()) throw UsageError(fmt::format("the history {} has no run of commit {}", db_, commit));
+        if (machine_) {
+            std::erase_if(machines, [&](const std::string& m) { return m != *machine_ && m.rfind(*machine_ + ",", 0) != 0; });
+            if (machines.empty()) throw UsageError(fmt::format("commit {} has no run on machine '{}'", commit, *machine_));
+        } else if (machines.size() > 1) {
+            throw UsageError(fmt::format("commit {} ran on {} machines ({}); choose one with --machine", commit, machines.size(),
+                                         fmt::join(machines, "; ")));
+        }
+        std::vector<Series> all;
+        try {
+            all = store.series({.machine = machines.front(), .with_blocks = true});
+        } catch (const history::HistoryError& e) {
+            throw UsageError(e.what());
+        }
+        // The commit's own branch: where its run was recorded.
+        std::vector<Verdict> verdicts;
+        std::string branch;
+        for (const Series& s : all) {
+            const auto at = std::find_if(s.points.begin(), s.points.end(), [&](const history::Point& p) { return p.commit == commit; });
+            if (at == s.points.end()) continue;
+            branch = s.branch;
+            verdicts.push_back(check_case(s, static_cast<std::size_t>(at - s.points.begin())));
+        }
+        const ReportOptions report = report_.options();
+        std::string text = fmt::format("commit {} on {}, branch {}: {} case{} against the commits before it (at most {}; "
+                                       "two-sided Mann-Whitney U test, alpha {}, changes under {:.1f}% count as same)\n",
+                                       short_commit(commit), terminal_safe(machines.front()), terminal_safe(branch),
+                                       verdicts.size(), verdicts.size() == 1 ? "" : "s", lookback_, report.alpha,
+                                       report.noise_floor * 100);
+        std::string md = fmt::format("**{}** against its history ({}, branch {})\n\n| case | before | this commit | change | "
+                                     "p-value | verdict | by |\n|---|---:|---:|---:|---:|---|---|\n",
+                                     markdown_code(short_commit(commit)), escape_markdown(machines.front()),
+                                     escape_markdown(branch));
+        for (const Verdict& v : verdicts) {
+            const std::string before = v.before > 0 ? stats::format_seconds(v.before) : "-";
+            text += fmt::format("  {}  {}  {}  {}  {}  {}  ({})\n", terminal_safe(v.case_name), before,
+                                stats::format_seconds(v.after), v.before > 0 ? percent_change(v.change) : "-",
+                                fmt::format("{:.4f}", v.p_value), stats::verdict_name(v.verdict), v.how);
+            md += fmt::format("| {} | {} | {} | {} | {:.4f} | {} | {} |\n", markdown_code(v.case_name), before,
+                              stats::format_seconds(v.after), v.before > 0 ? percent_change(v.change) : "-", v.p_value,
+                              stats::verdict_name(v.verdict), escape_markdown(v.how));
+        }
+        if (markdown) markdown->write(md);
+        fmt::print("{}", text);
+        std::fflush(stdout);
+        std::vector<std::pair<std::string, stats::Verdict>> named;
+        for (const Verdict& v : verdicts) named.emplace_back(v.case_name, v.verdict);
+        fail_on_.check(named);
+    }
+
+    // One case at the commit's point: a change point there, else its run against the last
+    // stable stretch before it (after the last change point, at most --lookback commits).
+    Verdict check_case(const Series& s, std::size_t index) const {
+        namespace acc = boost::accumulators;
+        const ReportOptions report = report_.options();
+        const history::Point& point = s.points[index];
+        Verdict v{s.case_name, 0, point.median, 0, 1, stats::Verdict::same, ""};
+        const std::vector<stats::ChangePoint> all_points = change_points(s);
+        for (const stats::ChangePoint& c : all_points) {
+            if (c.index != index) continue;
+            v.before = c.level_before;
+            v.after = c.level_after;
+            v.change = c.step;
+            v.p_value = c.p_value;
+            if (std::fabs(c.step) > report.noise_floor) v.verdict = c.step > 0 ? stats::Verdict::slower : stats::Verdict::faster;
+            v.how = "a change point at this commit";
+            return v;
+        }
+        std::size_t from = 0;
+        for (const stats::ChangePoint& c : all_points) {
+            if (c.index < index) from = std::max(from, c.index);
+        }
+        from = std::max(from, index > lookback_ ? index - lookback_ : 0);
+        if (index - from < 2) {
+            v.verdict = stats::Verdict::untested;
+            v.how = index == 0 ? "no earlier commit" : "fewer than 2 earlier commits since the last change point";
+            return v;
+        }
+        // The stretch's medians, through a rolling window the size of the lookback.
+        acc::accumulator_set<double, acc::stats<acc::tag::rolling_mean, acc::tag::rolling_variance>> window(
+            acc::tag::rolling_window::window_size = lookback_);
+        std::vector<double> before;
+        for (std::size_t i = from; i < index; ++i) {
+            window(s.points[i].median);
+            before.push_back(s.points[i].median);
+        }
+        const std::vector<double> after = point.processes >= kMinProcessesForCheck ? point.process_medians() : point.seconds;
+        const stats::Change change = stats::test_change(before, after, report.alpha, report.noise_floor);
+        v.before = change.before_median;
+        v.after = change.after_median;
+        v.change = change.change;
+        v.p_value = change.p_value;
+        v.verdict = change.verdict;
+        v.how = fmt::format("against {} commits, mean {} +/- {}; this commit's {}", before.size(),
+                            stats::format_seconds(acc::rolling_mean(window)),
+                            stats::format_seconds(std::sqrt(acc::rolling_variance(window))),
+                            point.processes >= kMinProcessesForCheck ? fmt::format("{} per-process medians", point.processes)
+                                                                     : fmt::format("{} blocks", point.seconds.size()));
+        return v;
+    }
+
+    void export_csv() {
+        const std::optional<OutputFile> out = csv_.prepare({});
+        const std::vector<Series> all = read_series();
+        const auto field = [](const std::string& s) {
+            if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+            std::string q = "\"";
+            for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+            return q + "\"";
+        };
+        std::string csv = "case,machine,branch,commit,time,median_seconds,p25_seconds,p75_seconds,blocks,processes\n";
+        for (const Series& s : all) {
+            for (const history::Point& p : s.points) {
+                csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", field(s.case_name), field(s.machine), field(s.branch),
+                                   field(p.commit), p.time, p.median, p.p25, p.p75, p.blocks, p.processes);
+            }
+        }
+        out->write(csv);
+    }
+
+    static constexpr std::size_t kMinProcessesForCheck = 3;
+
+    CLI::App *add_ = nullptr, *show_ = nullptr, *detect_ = nullptr, *check_ = nullptr, *export_ = nullptr;
+    std::string db_;
+    std::vector<std::string> files_;
+    std::optional<std::string> commit_, branch_, time_, machine_, filter_;
+    bool replace_ = false;
+    std::size_t lookback_ = 30;
+    DetectFlags detect_flags_;
+    ReportFlags report_;
+    FailOnFlag fail_on_;
+    OutputFlag markdown_, csv_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_history_command() { return std::make_unique<HistoryCommand>(); }
+
+}  // namespace vitals::cli

@@ -1,0 +1,229 @@
+// The history store on a real database: SQLite always, and PostgreSQL when a server is
+// given (tests/postgres/with-server.sh starts one and sets VITALS_TEST_POSTGRESQL). The
+// same tests run against both.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "vitals/history.hpp"
+
+#ifdef VITALS_TEST_HAS_POSTGRESQL
+#include <libpq-fe.h>
+#endif
+
+namespace fs = std::filesystem;
+using vitals::CaseSamples;
+using vitals::history::HistoryError;
+using vitals::history::RunInfo;
+using vitals::history::Store;
+
+namespace {
+
+CaseSamples samples(const std::string& name, double seconds, std::size_t blocks = 10, int processes = 1) {
+    CaseSamples c;
+    c.name = name;
+    for (std::size_t i = 0; i < blocks; ++i) {
+        c.seconds.push_back(seconds * (1 + 0.001 * static_cast<double>(i)));
+        c.process.push_back(static_cast<int>(i % static_cast<std::size_t>(processes)));
+    }
+    return c;
+}
+
+RunInfo run(const std::string& commit, const std::string& time, const std::string& branch = "main") {
+    return {commit, branch, time, {"host-a", "Test CPU", "avx2", 8}, "test"};
+}
+
+class History : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        if (GetParam() == "postgresql") {
+            const char* uri = std::getenv("VITALS_TEST_POSTGRESQL");
+            if (uri == nullptr) GTEST_SKIP() << "no PostgreSQL server given (tests/postgres/with-server.sh gives one)";
+            location_ = uri;
+#ifdef VITALS_TEST_HAS_POSTGRESQL
+            // A clean schema for each test.
+            PGconn* c = PQconnectdb(uri);
+            ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+            PQclear(PQexec(c, "DROP SCHEMA public CASCADE"));
+            PQclear(PQexec(c, "CREATE SCHEMA public"));
+            PQfinish(c);
+#else
+            GTEST_SKIP() << "this build has no PostgreSQL (libpq-dev)";
+#endif
+        } else {
+            dir_ = fs::temp_directory_path() /
+                   ("vitals-history-" + std::to_string(::getpid()) + "-" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+            fs::remove_all(dir_);
+            fs::create_directories(dir_);
+            location_ = (dir_ / "h.sqlite").string();
+        }
+    }
+    void TearDown() override {
+        if (!dir_.empty()) fs::remove_all(dir_);
+    }
+    std::string location_;
+    fs::path dir_;
+};
+
+}  // namespace
+
+TEST_P(History, RunsComeBackAsSeriesByCaseMachineAndBranchInTimeOrder) {
+    Store store(location_);
+    // Recorded out of order, with zones: the series is in UTC time order.
+    EXPECT_EQ(store.add(run("c2", "2026-12-02T12:00:00+02:00"), {samples("a", 2e-6), samples("b", 5e-6)}), 2u);
+    EXPECT_EQ(store.add(run("c1", "2026-12-01T10:00:00Z"), {samples("a", 1e-6)}), 1u);
+    EXPECT_EQ(store.add(run("c3", "2026-12-03T00:00:00-05:00"), {samples("a", 3e-6)}), 1u);
+    EXPECT_EQ(store.add(run("f1", "2026-12-02T00:00:00Z", "feature"), {samples("a", 9e-6)}), 1u);
+    const auto series = store.series();
+    ASSERT_EQ(series.size(), 3u);  // a on feature, a on main, b on main
+    EXPECT_EQ(series[0].case_name, "a");
+    EXPECT_EQ(series[0].branch, "feature");
+    EXPECT_EQ(series[1].branch, "main");
+    ASSERT_EQ(series[1].points.size(), 3u);
+    EXPECT_EQ(series[1].points[0].commit, "c1");
+    EXPECT_EQ(series[1].points[1].commit, "c2");
+    EXPECT_EQ(series[1].points[1].time, "2026-12-02T10:00:00Z");
+    EXPECT_EQ(series[1].points[2].time, "2026-12-03T05:00:00Z");
+    EXPECT_EQ(series[1].machine, "host-a, Test CPU, avx2, 8 cores");
+    // The aggregates of 10 blocks at 1e-6 * (1 + 0.001 i): median 1.0045e-6.
+    EXPECT_NEAR(series[1].points[0].median, 1.0045e-6, 1e-18);
+    EXPECT_NEAR(series[1].points[0].p25, 1.00225e-6, 1e-18);
+    EXPECT_NEAR(series[1].points[0].p75, 1.00675e-6, 1e-18);
+    EXPECT_EQ(series[1].points[0].blocks, 10u);
+    EXPECT_EQ(store.series({.branch = "main"}).size(), 2u);
+    EXPECT_EQ(store.series({.machine = "host-a"}).size(), 3u);
+    EXPECT_TRUE(store.series({.machine = "host-b"}).empty());
+    const auto up_to = store.series({.branch = "main", .up_to_commit = "c2"});
+    EXPECT_EQ(up_to[0].points.size(), 2u);
+    EXPECT_THROW(store.series({.up_to_commit = "nope"}), HistoryError);
+}
+
+TEST_P(History, EveryBlockAndItsProcessComeBack) {
+    Store store(location_);
+    store.add(run("c1", "2026-12-01T00:00:00Z"), {samples("a", 1e-3, 12, 3)});
+    const auto series = store.series({.with_blocks = true});
+    const auto& p = series.at(0).points.at(0);
+    ASSERT_EQ(p.seconds.size(), 12u);
+    EXPECT_DOUBLE_EQ(p.seconds[11], 1e-3 * 1.011);  // exact: stored as shortest round-trip text
+    EXPECT_EQ(p.process, (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}));
+    EXPECT_EQ(p.processes, 3u);
+    // Process 0 holds blocks 0, 3, 6, 9: median (1.003 + 1.006) / 2 ms.
+    EXPECT_NEAR(p.process_medians().at(0), 1e-3 * 1.0045, 1e-15);
+}
+
+TEST_P(History, ACommitRecordedTwiceIsRefusedWholeUnlessReplaced) {
+    Store store(location_);
+    store.add(run("c1", "2026-12-01T00:00:00Z"), {samples("a", 1e-6)});
+    try {
+        store.add(run("c1", "2026-12-01T00:00:00Z"), {samples("b", 1e-6), samples("a", 2e-6)});
+        FAIL() << "a repeated commit was accepted";
+    } catch (const HistoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("commit c1 already has a result for 'a'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("--replace"), std::string::npos) << e.what();
+    }
+    // Nothing of the refused run was written: no series for b.
+    EXPECT_EQ(store.series().size(), 1u);
+    EXPECT_EQ(store.add(run("c1", "2026-12-01T00:00:00Z"), {samples("a", 2e-6)}, true), 1u);
+    const auto series = store.series();
+    ASSERT_EQ(series.at(0).points.size(), 1u);
+    EXPECT_NEAR(series[0].points[0].median, 2.009e-6, 1e-17);
+    // The same commit on another machine is another series' point, no repeat.
+    RunInfo other = run("c1", "2026-12-01T00:00:00Z");
+    other.machine.host = "host-b";
+    EXPECT_EQ(store.add(other, {samples("a", 1e-6)}), 1u);
+}
+
+TEST_P(History, BadTimesAndCasesWithoutBlocks) {
+    Store store(location_);
+    EXPECT_THROW(store.add(run("c1", "yesterday"), {samples("a", 1e-6)}), HistoryError);
+    EXPECT_THROW(store.add(run("", "2026-12-01T00:00:00Z"), {samples("a", 1e-6)}), HistoryError);
+    CaseSamples skipped;
+    skipped.name = "gpu";
+    skipped.not_measured = "skipped: no GPU";
+    EXPECT_EQ(store.add(run("c1", "2026-12-01T00:00:00Z"), {skipped, samples("a", 1e-6)}), 1u);
+    EXPECT_EQ(store.series().size(), 1u);
+}
+
+TEST_P(History, TwoWritersAtOnceBothLand) {
+    { Store create(location_); }
+    const auto writer = [&](const std::string& prefix) {
+        Store store(location_);
+        for (int i = 0; i < 20; ++i) {
+            store.add(run(prefix + std::to_string(i), "2026-12-01T00:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "Z"),
+                      {samples("shared", 1e-6), samples(prefix, 1e-6)});
+        }
+    };
+    std::thread a(writer, "a"), b(writer, "b");
+    a.join();
+    b.join();
+    Store store(location_);
+    const auto series = store.series();
+    ASSERT_EQ(series.size(), 3u);  // a, b, shared
+    EXPECT_EQ(series[2].case_name, "shared");
+    EXPECT_EQ(series[2].points.size(), 40u);
+}
+
+TEST_P(History, ANewerSchemaIsRefused) {
+    if (GetParam() != "sqlite") GTEST_SKIP() << "the schema row is written the same way on both; checked on SQLite";
+    { Store create(location_); }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(location_.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE vitals_meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    try {
+        Store again(location_);
+        FAIL() << "a newer schema was accepted";
+    } catch (const HistoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("schema version 99, newer than this vitals reads (1)"), std::string::npos) << e.what();
+    }
+}
+
+TEST(HistoryFiles, WhatIsNoHistoryIsRefused) {
+    const fs::path dir = fs::temp_directory_path() / ("vitals-history-files-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "text.sqlite") << "this is not a database, just some text that is long enough to have a header...";
+    try {
+        Store s((dir / "text.sqlite").string());
+        FAIL() << "a text file was accepted";
+    } catch (const HistoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("is not a vitals history"), std::string::npos) << e.what();
+    }
+    try {
+        Store s(dir.string());
+        FAIL() << "a folder was accepted";
+    } catch (const HistoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("it is a folder"), std::string::npos) << e.what();
+    }
+    try {
+        Store s("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2");
+        FAIL() << "a server that is down was accepted";
+    } catch (const HistoryError& e) {
+        const std::string what = e.what();
+        EXPECT_TRUE(what.find("cannot connect to the history postgresql://nobody@127.0.0.1:1/") != std::string::npos ||
+                    what.find("built without PostgreSQL") != std::string::npos)
+            << what;
+    }
+    fs::remove_all(dir);
+}
+
+TEST(HistoryTimes, IsoTimesWithZonesBecomeUtc) {
+    using vitals::history::utc_time;
+    EXPECT_EQ(utc_time("2026-12-04T18:00:00Z"), "2026-12-04T18:00:00Z");
+    EXPECT_EQ(utc_time("2026-12-04T18:00:00.123+01:30"), "2026-12-04T16:30:00Z");
+    EXPECT_EQ(utc_time("2026-01-01T01:00:00+02:00"), "2025-12-31T23:00:00Z");
+    EXPECT_FALSE(utc_time("2026-12-04 18:00:00"));
+    EXPECT_FALSE(utc_time("2026-12-04T18:00:00"));  // no zone
+    EXPECT_FALSE(utc_time("2026-13-04T18:00:00Z"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, History, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
