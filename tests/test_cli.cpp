@@ -1,4 +1,5 @@
 // The `vitals` executable as a user runs it: exit codes, messages, files.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1051,4 +1052,115 @@ TEST_F(Cli, AnInterruptedAbKeepsItsRoundsMarkedIncomplete) {
     EXPECT_EQ(doc.at("vitals_ab").at("stopped_by"), "interrupted");
     EXPECT_GE(doc.at("vitals_ab").at("rounds").size(), 1u);
     EXPECT_NE(slurp(out).find("stopped: interrupted"), std::string::npos) << slurp(out);
+}
+
+namespace {
+
+// A results file of one case, `blocks` blocks around `ns` nanoseconds a call.
+void write_results(const fs::path& path, const std::string& name, double ns, int blocks = 20, int seed = 1) {
+    std::ofstream out(path);
+    out << R"({"context": {"host_name": "ci-host", "num_cpus": 4, "vitals_cpu_model": "Test CPU"}, "benchmarks": [)";
+    for (int i = 0; i < blocks; ++i) {
+        const double wobble = ((i * 7 + seed * 13) % 11 - 5) * 0.001;  // +-0.5%
+        out << (i ? "," : "") << R"({"name": ")" << name << R"(", "run_type": "iteration", "iterations": 1, "real_time": )"
+            << ns * (1 + wobble) << R"(, "cpu_time": 1, "time_unit": "ns"})";
+    }
+    out << "]}";
+}
+
+}  // namespace
+
+TEST_F(Cli, HistoryFollowsACaseAcrossCommitsAndGatesARegression) {
+    const std::string db = (dir_ / "h.sqlite").string();
+    // 24 commits: 100 ns, then 110 ns from commit 13 on; commit 25 is 130 ns.
+    for (int i = 1; i <= 25; ++i) {
+        const fs::path file = dir_ / ("r" + std::to_string(i) + ".json");
+        write_results(file, "x", i < 13 ? 100 : i < 25 ? 110 : 130, 20, i);
+        const CommandResult r = run_vitals(fmt::format("history add {} --db {} --commit c{} --branch main --time 2026-11-{:02}T12:00:00Z",
+                                                       file.string(), db, i, i));
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        if (i == 1) EXPECT_NE(r.out.find("1 case of commit c1 (main, ci-host, Test CPU, 4 cores) recorded"), std::string::npos) << r.out;
+    }
+    CommandResult r = run_vitals("history detect --db " + db);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("1 change point in 1 series"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("x  ci-host, Test CPU, 4 cores  main  c13  2026-11-13T12:00:00Z  +10."), std::string::npos) << r.out;
+    r = run_vitals("history show x --db " + db);
+    EXPECT_NE(r.out.find("c13         2026-11-13T12:00:00Z"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("<- step +10."), std::string::npos) << r.out;
+
+    // The newest commit against the stretch since the step: slower, exit 3 with --fail-on.
+    const fs::path md = dir_ / "check.md";
+    r = run_vitals("history check --db " + db + " --commit c25 --fail-on slower --markdown " + md.string());
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("against 12 commits"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("vitals: --fail-on slower: 1 case slower: x"), std::string::npos) << r.err;
+    EXPECT_NE(slurp(md).find("| `x` |"), std::string::npos) << slurp(md);
+    // A commit inside the stable stretch: same.
+    r = run_vitals("history check --db " + db + " --commit c20 --fail-on slower");
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("same"), std::string::npos) << r.out;
+    // The step's own commit, found as a change point.
+    r = run_vitals("history check --db " + db + " --commit c13");
+    EXPECT_NE(r.out.find("a change point at this commit"), std::string::npos) << r.out;
+
+    // CSV: a header and one row per commit, read back.
+    r = run_vitals("history export --db " + db + " --csv -");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream csv(r.out);
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "case,machine,branch,commit,time,median_seconds,p25_seconds,p75_seconds,blocks,processes");
+    int rows = 0;
+    while (std::getline(csv, line)) {
+        ++rows;
+        if (rows == 1) EXPECT_EQ(line.rfind("x,\"ci-host, Test CPU, 4 cores\",main,c1,2026-11-01T12:00:00Z,", 0), 0u) << line;
+    }
+    EXPECT_EQ(rows, 25);
+}
+
+TEST_F(Cli, HistoryRefusesBadInputAndWritesNothing) {
+    const std::string db = (dir_ / "h.sqlite").string();
+    write_results(dir_ / "good.json", "x", 100);
+    std::ofstream(dir_ / "bad.json") << "{\"benchmarks\": [";
+    // A bad file among good ones: nothing recorded.
+    expect_usage_error("history add " + (dir_ / "good.json").string() + " " + (dir_ / "bad.json").string() + " --db " + db +
+                           " --commit c1 --branch main --time 2026-12-01T00:00:00Z",
+                       "is not JSON");
+    EXPECT_NE(run_vitals("history show --db " + db).out.find("no results"), std::string::npos);
+    expect_usage_error("history add " + (dir_ / "good.json").string() + " --db " + dir_.string() + " --commit c1 --branch m --time 2026-12-01T00:00:00Z",
+                       "it is a folder");
+    expect_usage_error("history add " + (dir_ / "good.json").string() + " --db " + db + " --commit c1 --branch m --time yesterday",
+                       "no ISO 8601 time");
+    expect_usage_error("history add " + (dir_ / "good.json").string() + " --db " + (dir_ / "good.json").string() +
+                           " --commit c1 --branch m --time 2026-12-01T00:00:00Z",
+                       "is not a vitals history");
+    ASSERT_EQ(run_vitals("history add " + (dir_ / "good.json").string() + " --db " + db +
+                         " --commit c1 --branch m --time 2026-12-01T00:00:00Z")
+                  .exit_code,
+              0);
+    expect_usage_error("history add " + (dir_ / "good.json").string() + " --db " + db + " --commit c1 --branch m --time 2026-12-01T00:00:00Z",
+                       "already has a result for 'x'");
+    expect_usage_error("history check --db " + db + " --commit nope", "has no run of commit nope");
+    expect_usage_error("history show --db postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", "cannot connect to the history");
+}
+
+TEST_F(Cli, HistoryTakesTheCommitFromGitHere) {
+    if (std::system("command -v git > /dev/null") != 0) GTEST_SKIP() << "git is not installed";
+    const fs::path repo = dir_ / "repo";
+    fs::create_directories(repo);
+    const std::string git = "cd '" + repo.string() + "' && git -c init.defaultBranch=trunk init -q && git -c user.name=t -c "
+                            "user.email=t@t commit -q --allow-empty -m one";
+    ASSERT_EQ(std::system(git.c_str()), 0);
+    write_results(repo / "r.json", "x", 100);
+    const std::string command = "cd '" + repo.string() + "' && " + VITALS_BINARY_DIR + "/bin/vitals history add r.json --db h.sqlite > out.txt 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << slurp(repo / "out.txt");
+    const std::string head = [&] {
+        const std::string c = "cd '" + repo.string() + "' && git rev-parse HEAD > head.txt";
+        EXPECT_EQ(std::system(c.c_str()), 0);
+        std::string h = slurp(repo / "head.txt");
+        return h.substr(0, 10);
+    }();
+    EXPECT_NE(slurp(repo / "out.txt").find("of commit " + head + " (trunk,"), std::string::npos) << slurp(repo / "out.txt");
 }

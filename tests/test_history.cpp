@@ -208,9 +208,7 @@ TEST(HistoryFiles, WhatIsNoHistoryIsRefused) {
         FAIL() << "a server that is down was accepted";
     } catch (const HistoryError& e) {
         const std::string what = e.what();
-        EXPECT_TRUE(what.find("cannot connect to the history postgresql://nobody@127.0.0.1:1/") != std::string::npos ||
-                    what.find("built without PostgreSQL") != std::string::npos)
-            << what;
+        EXPECT_EQ(what.rfind("cannot connect to the history", 0), 0u) << what;
     }
     fs::remove_all(dir);
 }

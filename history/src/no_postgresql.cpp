@@ -5,8 +5,8 @@
 namespace vitals::history {
 
 std::unique_ptr<Database> open_postgresql(const std::string&) {
-    throw HistoryError("this vitals was built without PostgreSQL: install libpq-dev and rebuild, or give a SQLite file "
-                       "(--db results.sqlite)");
+    throw HistoryError("cannot connect to the history: this vitals was built without PostgreSQL; install libpq-dev and "
+                       "rebuild, or give a SQLite file (--db results.sqlite)");
 }
 
 }  // namespace vitals::history

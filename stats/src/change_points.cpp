@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "vitals/stats.hpp"
+
 namespace vitals::stats {
 namespace {
 
@@ -53,46 +55,61 @@ EnergySplit best_energy_split(std::span<const double> x, std::size_t min_segment
 }
 
 ChangePoint test_step(std::span<const double> x, std::size_t from, std::size_t index, std::size_t to) {
-    if (!(from < index && index < to && to <= x.size()) || to - from < 4) {
-        throw std::invalid_argument("test_step: needs from < index < to <= size and 4 points or more");
+    if (!(from + 2 <= index && index + 2 <= to && to <= x.size()) || to - from < 5) {
+        throw std::invalid_argument("test_step: needs 2 points or more on either side of the index, and 5 in all");
     }
-    // Least squares of y = a + b t + c d, d = [t >= index], from the centred moments the
-    // accumulators gather; t counts from `index` so that a + c is the level at the step.
-    acc::accumulator_set<double, acc::stats<acc::tag::mean, acc::tag::variance,
-                                            acc::tag::covariance<double, acc::tag::covariate1>>>
-        y_acc, t_acc, d_acc;
-    for (std::size_t i = from; i < to; ++i) {
-        const double t = static_cast<double>(i) - static_cast<double>(index), d = i >= index ? 1.0 : 0.0;
-        y_acc(x[i], acc::covariate1 = t);  // cov(y, t)
-        t_acc(t, acc::covariate1 = d);     // cov(t, d)
-        d_acc(d, acc::covariate1 = x[i]);  // cov(d, y)
-    }
-    const auto n = static_cast<double>(to - from);
-    const double syy = acc::variance(y_acc), stt = acc::variance(t_acc), sdd = acc::variance(d_acc);
-    const double syt = acc::covariance(y_acc), std_ = acc::covariance(t_acc), sdy = acc::covariance(d_acc);
-    // Normal equations in the centred variables: [stt std; std sdd] [b; c] = [syt; sdy].
-    const double det = stt * sdd - std_ * std_;
+    // A robust line on each side, t counted from `index`: Theil-Sen's slope (the median of
+    // the pairwise slopes), the median intercept, and the scale of the residuals from
+    // their median absolute deviation, so that one outlying commit neither tilts a line
+    // nor hides a step. The step is the gap between the two lines at t = 0.
+    struct Line {
+        double at_zero = 0, variance_at_zero = 0, n = 0;
+    };
+    const auto fit = [&](std::size_t lo, std::size_t hi) {
+        const auto t_of = [&](std::size_t i) { return static_cast<double>(i) - static_cast<double>(index); };
+        std::vector<double> slopes;
+        for (std::size_t i = lo; i < hi; ++i) {
+            for (std::size_t j = i + 1; j < hi; ++j) slopes.push_back((x[j] - x[i]) / (t_of(j) - t_of(i)));
+        }
+        const double slope = median(slopes);
+        std::vector<double> offsets;
+        acc::accumulator_set<double, acc::stats<acc::tag::mean, acc::tag::variance>> t;
+        for (std::size_t i = lo; i < hi; ++i) {
+            offsets.push_back(x[i] - slope * t_of(i));
+            t(t_of(i));
+        }
+        Line line;
+        line.n = static_cast<double>(hi - lo);
+        line.at_zero = median(offsets);
+        std::vector<double> deviations;
+        acc::accumulator_set<double, acc::stats<acc::tag::mean>> absolute;
+        for (double o : offsets) {
+            deviations.push_back(std::fabs(o - line.at_zero));
+            absolute(std::fabs(o - line.at_zero));
+        }
+        // 1.4826 MAD estimates a normal scale; where most residuals are 0 (repeated values),
+        // 1.2533 times their mean absolute value does, less swayed by one outlier than
+        // their root mean square.
+        double scale = 1.4826 * median(deviations);
+        if (scale == 0) scale = 1.2533 * acc::mean(absolute);
+        // var(a) of a line at t = 0: scale^2 (1 / n + mean(t)^2 / (n var(t))).
+        line.variance_at_zero = scale * scale * (1.0 / line.n + acc::mean(t) * acc::mean(t) / (line.n * acc::variance(t)));
+        return line;
+    };
+    const Line left = fit(from, index), right = fit(index, to);
     ChangePoint out;
     out.index = index;
-    if (!(det > 0)) return out;
-    const double b = (syt * sdd - sdy * std_) / det;
-    const double c = (stt * sdy - std_ * syt) / det;
-    const double a = acc::mean(y_acc) - b * acc::mean(t_acc) - c * acc::mean(d_acc);
-    // Residual variance: var(y) - the explained part, over n - 3 degrees of freedom.
-    const double rss = std::max(0.0, n * (syy - b * syt - c * sdy));
-    const double dof = n - 3;
-    const double sigma2 = rss / dof;
-    const double var_c = sigma2 * stt / (n * det);
-    out.level_before = a;  // the line's value at the step, without it
-    out.level_after = a + c;
-    out.step = a != 0 ? c / std::fabs(a) : 0.0;
-    if (var_c <= 0) {
-        out.p_value = c == 0 ? 1.0 : 0.0;  // a perfect fit: the step is exact
+    out.level_before = left.at_zero;
+    out.level_after = right.at_zero;
+    const double c = right.at_zero - left.at_zero;
+    out.step = left.at_zero != 0 ? c / std::fabs(left.at_zero) : 0.0;
+    const double var_c = left.variance_at_zero + right.variance_at_zero;
+    if (!(var_c > 0)) {
+        out.p_value = c == 0 ? 1.0 : 0.0;  // both sides exact lines: the step is exact
         return out;
     }
-    const double t_stat = std::fabs(c) / std::sqrt(var_c);
-    const boost::math::students_t dist(dof);
-    out.p_value = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(dist, t_stat)));
+    const boost::math::students_t dist(left.n + right.n - 4);
+    out.p_value = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(c) / std::sqrt(var_c))));
     return out;
 }
 

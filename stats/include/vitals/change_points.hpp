@@ -5,10 +5,12 @@
 // MongoDB's and DataStax's Hunter/Otava: binary segmentation, each segment split where
 // the energy distance between its two sides is largest (alpha = 1). Each candidate is then
 // tested locally, as Hunter does with a t-test instead of E-divisive's permutations: in a
-// window of `window` points on either side, a line with a step at the candidate is fitted
-// (y = a + b t + c [t >= index]) and the step c is tested with Student's t (two-sided).
-// The line keeps a slow drift from reading as a step: a drift of 0.1% a commit moves both
-// windows' means apart, not the level at the candidate. A segment whose best candidate is
+// window of `window` points on either side, a robust line is fitted to each side
+// (Theil-Sen's slope, the median intercept, the residuals' scale from their median
+// absolute deviation) and the gap c between the two lines at the candidate is tested with
+// Student's t (two-sided, n - 4 degrees of freedom). The lines keep a slow drift from
+// reading as a step (a drift moves the two windows' means apart, not the lines at the
+// candidate), and their robustness keeps one outlying commit from hiding a step. A segment whose best candidate is
 // not significant is not split further; at the end, candidates are re-tested against
 // their neighbours and the least significant dropped until all pass.
 #pragma once
@@ -42,7 +44,8 @@ struct EnergySplit {
 };
 EnergySplit best_energy_split(std::span<const double> x, std::size_t min_segment);
 
-// The step test at `index` over x[from, to): {level before, level after, step, p-value}.
+// The step test at `index` over x[from, to) (2 points or more a side, 5 in all): the two
+// lines' values at the index (level before, level after), the step and its p-value.
 ChangePoint test_step(std::span<const double> x, std::size_t from, std::size_t index, std::size_t to);
 
 // The change points of `series`, in order. Throws std::invalid_argument for options out
