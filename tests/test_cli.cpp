@@ -342,7 +342,8 @@ TEST_F(Cli, ProfileWithoutStepsRecordsAWindowOfAFixedCount) {
 TEST_F(Cli, ProfileCallsRecordsExactlyThatManyCalls) {
     const auto relu_events = [&](const fs::path& trace) {
         int n = 0;
-        for (const auto& e : nlohmann::json::parse(slurp(trace)).at("traceEvents")) n += e.value("name", "") == "relu";
+        const nlohmann::json doc = nlohmann::json::parse(slurp(trace));
+        for (const auto& e : doc.at("traceEvents")) n += e.value("name", std::string()) == "relu";
         return n;
     };
     const fs::path window = dir_ / "window.pt.trace.json", steps = dir_ / "steps.pt.trace.json";
