@@ -329,19 +329,39 @@ TEST_F(Cli, PrecisionRunsUntilTheMediansIntervalIsTightAndReportsIt) {
     expect_usage_error("timeit relu/32x1024/cpu-f32 --precision 1.5", "--precision");
 }
 
-// Without --steps or a schedule, profile records one window of warm calls (enough for a
-// stable table), not one cold call, and says what it recorded.
-TEST_F(Cli, ProfileWithoutStepsRecordsAWarmWindowAndSaysSo) {
+// Without --steps or a schedule, profile records one window of a fixed number of warm
+// calls (100 by default, --calls N), not one cold call, says what it recorded, and the
+// table's footer states the count.
+TEST_F(Cli, ProfileWithoutStepsRecordsAWindowOfAFixedCount) {
     const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const std::regex said(R"(profiling relu/32x1024/cpu-f32: (\d+) calls in one window, after a warm-up)");
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(r.err, m, said)) << r.err;
-    const std::string calls = m[1];
-    EXPECT_GT(std::stoll(calls), 1);
-    EXPECT_NE(r.out.find("(" + calls + " calls)"), std::string::npos) << r.out;  // the window's annotation
-    const std::regex relu_row(" relu .* " + calls + "  \n");
-    EXPECT_TRUE(std::regex_search(r.out, relu_row)) << r.out;
+    EXPECT_NE(r.err.find("profiling relu/32x1024/cpu-f32: 100 calls in one window, after a warm-up"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("(100 calls)"), std::string::npos) << r.out;  // the window's annotation
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(" relu .* 100  \n"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("Self CPU time total: [^\n]*\nCalls: 100 in one window\n"))) << r.out;
+}
+
+// --calls N: exactly N calls in the window (counted in the trace); with --steps, N calls a
+// step; a count below 1 is a usage error.
+TEST_F(Cli, ProfileCallsRecordsExactlyThatManyCalls) {
+    const auto relu_events = [&](const fs::path& trace) {
+        int n = 0;
+        const nlohmann::json doc = nlohmann::json::parse(slurp(trace));
+        for (const auto& e : doc.at("traceEvents")) n += e.value("name", std::string()) == "relu";
+        return n;
+    };
+    const fs::path window = dir_ / "window.pt.trace.json", steps = dir_ / "steps.pt.trace.json";
+    const CommandResult r = run_vitals("profile relu/32x1024/cpu-f32 --calls 7 --trace " + window.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(relu_events(window), 7);
+    EXPECT_NE(r.out.find("\nCalls: 7 in one window\n"), std::string::npos) << r.out;
+    const CommandResult stepped = run_vitals("profile relu/32x1024/cpu-f32 --calls 3 --steps 2 --trace " + steps.string());
+    ASSERT_EQ(stepped.exit_code, 0) << stepped.err;
+    EXPECT_EQ(relu_events(steps), 6);
+    EXPECT_NE(stepped.out.find("\nCalls: 3 per step, 2 steps in this trace\n"), std::string::npos) << stepped.out;
+    const CommandResult one = run_vitals("profile relu/32x1024/cpu-f32 --calls 1");
+    EXPECT_NE(one.out.find("(1 call)"), std::string::npos) << one.out;
+    expect_usage_error("profile relu/32x1024/cpu-f32 --calls 0", "--calls");
 }
 
 // A results file of one case whose blocks come from `processes` processes: process p's
@@ -731,12 +751,61 @@ TEST_F(Cli, RunAgainstABaselineProfilesWhatGotSlower) {
     EXPECT_NE(r.out.find("relu/32x1024/cpu-f32 is slower; its profile:"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("Self CPU time total"), std::string::npos) << r.out;
     EXPECT_TRUE(fs::exists(d + "relu_32x1024_cpu-f32.pt.trace.json"));
-    // Profiled as measured: a block of the run's number_per_run calls.
-    const nlohmann::json now = nlohmann::json::parse(slurp(d + "now.json"));
-    const std::int64_t number_per_run = now.at("benchmarks").at(0).at("iterations");
-    EXPECT_NE(r.out.find("relu: 32x1024 (" + std::to_string(number_per_run) + " calls)"), std::string::npos) << r.out;
+    // Profiled as a baseline profile would be: one window of the default 100 calls, the
+    // table as `profile` prints it.
+    EXPECT_NE(r.out.find("relu: 32x1024 (100 calls)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nCalls: 100 in one window\n"), std::string::npos) << r.out;
+    // No baseline trace: said, and how to get one.
+    EXPECT_NE(r.out.find("no baseline trace of relu/32x1024/cpu-f32: " + d +
+                         "base.json names no trace folder; run the baseline with 'vitals run --trace-dir DIR'"),
+              std::string::npos)
+        << r.out;
     expect_usage_error("run --profile-slow 10", "--baseline");
     expect_usage_error("run --filter relu --baseline " + d + "missing.json", "cannot read");
+    expect_usage_error("run --filter relu --baseline " + d + "base.json --profile-slow 10 --sort-by nonsense", "--sort-by");
+    expect_usage_error("run --filter relu --sort-by count", "--profile-slow");
+}
+
+// run --trace-dir writes a trace per case and records the folder in the results; a later
+// run --baseline --profile-slow profiles with the count that trace holds and compares the
+// two per operator call.
+TEST_F(Cli, ProfileSlowComparesWithTheBaselinesTrace) {
+    const std::string d = dir_.string() + "/";
+    const std::string filter = "--filter '^relu/32x1024/cpu-f32$' --min-run-time 0.02 ";
+    const CommandResult base = run_vitals("run " + filter + "--json " + d + "base.json --trace-dir " + d + "traces");
+    ASSERT_EQ(base.exit_code, 0) << base.err;
+    const fs::path trace = dir_ / "traces" / "relu_32x1024_cpu-f32.pt.trace.json";
+    ASSERT_TRUE(fs::exists(trace)) << base.err;
+    nlohmann::json doc = nlohmann::json::parse(slurp(d + "base.json"));
+    EXPECT_EQ(doc.at("context").at("vitals_trace_dir"), "traces");  // relative to the results file
+    // The baseline made certainly faster (1 ns a call), its trace said to hold 37 calls:
+    // the slower case is profiled with 37, and the two windows' totals compare.
+    nlohmann::json fast = nlohmann::json::array();
+    for (int i = 0; i < 12; ++i) {
+        fast.push_back({{"name", "relu/32x1024/cpu-f32"}, {"run_type", "iteration"}, {"real_time", 1.0 + 0.01 * i}, {"time_unit", "ns"}});
+    }
+    doc["benchmarks"] = fast;
+    std::ofstream(d + "base.json") << doc.dump();
+    std::string text = slurp(trace);
+    const std::size_t at = text.find("(100 calls)");
+    ASSERT_NE(at, std::string::npos);
+    std::ofstream(trace) << text.replace(at, 11, "(37 calls)");
+    const CommandResult r = run_vitals("run " + filter + "--baseline " + d + "base.json --profile-slow 10 --row-limit 3 --json " +
+                                       d + "now.json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("relu: 32x1024 (37 calls)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("relu/32x1024/cpu-f32 against the baseline's trace:\nbefore: " + trace.string() +
+                         " (37 calls of relu: 32x1024)\nafter:  " + d + "relu_32x1024_cpu-f32.pt.trace.json (37 calls of "
+                         "relu: 32x1024)\n"),
+              std::string::npos)
+        << r.out;
+    // Both windows hold 37 statement calls: the total change is shown; relu's own calls are
+    // what each trace holds.
+    const std::size_t compared = r.out.find("against the baseline's trace:");
+    EXPECT_NE(r.out.find("  total change\n", compared), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out.substr(compared), std::regex("\nrelu +100 +37 "))) << r.out;
+    EXPECT_EQ(r.out.find("no baseline trace"), std::string::npos) << r.out;
+    expect_usage_error("run " + filter + "--trace-dir " + d + "base.json", "--trace-dir");  // a file is in the way
 }
 
 TEST_F(Cli, InstructionCountsAreIdenticalAcrossRuns) {
@@ -821,8 +890,10 @@ TEST_F(Cli, CompareTwoTracesOperatorByOperator) {
     const auto copy = r.out.find("\ncopy_to ");
     ASSERT_NE(copy, std::string::npos) << r.out;
     const std::string line = r.out.substr(copy + 1, r.out.find('\n', copy + 1) - copy - 1);
-    EXPECT_NE(line.find(" - "), std::string::npos) << line;
-    EXPECT_NE(line.find("2         0"), std::string::npos) << line;
+    // Two calls before, none after: gone, per call of the operator and of the statement.
+    EXPECT_TRUE(std::regex_search(line, std::regex(R"(^copy_to +2 +0 +[0-9.]+ [mun]?s +- +gone +[0-9.]+ [mun]?s +- +gone)"))) << line;
+    // Both traces hold two calls of their statement: the totals compare.
+    EXPECT_NE(r.out.find("  total change\n"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, TracesOfADistributedRunCarryTheRank) {

@@ -82,10 +82,12 @@ TEST(TimerProfile, RecordsTheStatementApartFromTheMeasurement) {
     const p::Trace trace = timer.profile({.profile = {.record_shapes = true}});
     // Default: as many calls as a measured block had.
     EXPECT_EQ(count(trace, "relu"), m.number_per_run());
-    const p::Event* annotation = find(trace, "Timer.profile: relu: 64x64 (" + std::to_string(m.number_per_run()) + " calls)");
+    const std::int64_t n = m.number_per_run();
+    const p::Event* annotation = find(trace, "Timer.profile: relu: 64x64 (" + std::to_string(n) + (n == 1 ? " call)" : " calls)"));
     ASSERT_NE(annotation, nullptr);
     EXPECT_EQ(trace.events[static_cast<std::size_t>(find(trace, "relu")->parent)].name, annotation->name);
     EXPECT_EQ(count(timer.profile({.number = 3}), "relu"), 3);
+    EXPECT_EQ(count(timer.profile({.number = 1}), "Timer.profile: relu: 64x64 (1 call)"), 1);  // one call, singular
     EXPECT_THROW(timer.profile({.number = -1}), std::invalid_argument);
     EXPECT_THROW(timer.profile({.steps = -1}), std::invalid_argument);
     EXPECT_THROW(timer.profile({.profile = {.schedule = p::Schedule{.active = 0}}}), std::invalid_argument);
@@ -143,6 +145,11 @@ TEST(TimerProfile, BlocksAppearAsAnnotationsWhileAProfileRecords) {
     profile.stop();
     EXPECT_EQ(count(profile.trace(), "Timer block: empty (2 calls)"), 1);  // the warm-up block
     EXPECT_EQ(count(profile.trace(), "Timer block: empty (5 calls)"), 1);
+    p::Profile one;
+    one.start();
+    timer.timeit(1);
+    one.stop();
+    EXPECT_EQ(count(one.trace(), "Timer block: empty (1 call)"), 1);  // singular (the warm-up block has 2)
 }
 
 // The tutorial's case study: a linear pass, then MASK INDICES, which takes most of the

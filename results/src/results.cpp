@@ -288,6 +288,9 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                                                  {"peak_f64_flops", run.ceilings->peak_f64},
                                                  {"bandwidth", bandwidth}};
     }
+    if (!run.trace_dir.empty()) {  // run --trace-dir: where the cases' traces are
+        document["context"]["vitals_trace_dir"] = run.trace_dir;
+    }
     if (run.incomplete) {  // marked, so that no one mistakes it for a whole run
         document["context"]["vitals_incomplete"] = true;
         document["context"]["vitals_cases_planned"] = run.cases_planned;

@@ -160,6 +160,9 @@ ResultsFile parse_results_file(std::string_view text, const std::string& path) {
         if (doc.is_object() && doc.contains("context") && doc.at("context").is_object()) {
             const json& context = doc.at("context");
             file.incomplete = context.value("vitals_incomplete", false);
+            if (context.contains("vitals_trace_dir") && context.at("vitals_trace_dir").is_string()) {
+                file.trace_dir = context.at("vitals_trace_dir").get<std::string>();
+            }
             if (context.contains("vitals_cases_planned") && context.at("vitals_cases_planned").is_number_unsigned()) {
                 file.cases_planned = context.at("vitals_cases_planned").get<std::size_t>();
             }

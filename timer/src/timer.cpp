@@ -57,7 +57,7 @@ Timer::Run::BlockTime Timer::Run::timed_block(std::int64_t number, const TaskSpe
     options_.setup.run(1);
     std::optional<profiler::RecordFunction> annotation;  // only while a profile records
     if (profiler::is_recording()) [[unlikely]] {
-        annotation.emplace(profiler::copy_name, fmt::format("Timer block: {} ({} calls)", task.title(), number));
+        annotation.emplace(profiler::copy_name, fmt::format("Timer block: {} ({} call{})", task.title(), number, number == 1 ? "" : "s"));
     }
     const double cpu_start = process_cpu_seconds();
     double wall = 0.0;
@@ -182,7 +182,7 @@ profiler::Trace Timer::profile(const TimerProfileOptions& options) {
     profiler::Profile profile(std::move(recorded));
     profile.start();
     try {
-        const std::string annotation = fmt::format("Timer.profile: {} ({} calls)", task_spec_.title(), number);
+        const std::string annotation = fmt::format("Timer.profile: {} ({} call{})", task_spec_.title(), number, number == 1 ? "" : "s");
         for (std::int64_t step = 0; step < steps; ++step) {
             if (options.on_step) options.on_step(step, steps);
             {

@@ -69,6 +69,9 @@ struct RunContext {
     // With --roofline: the machine's ceilings and each placed case's point.
     std::optional<MachineCeilings> ceilings;
     std::vector<RooflineRecord> roofline;
+    // With run --trace-dir: the folder of the cases' traces, as the results file records
+    // it (`vitals_trace_dir`, relative to the results file's folder unless absolute).
+    std::string trace_dir;
 };
 
 // The unit of a results file's times, Google Benchmark's `time_unit`.
@@ -127,6 +130,9 @@ struct ResultsFile {
     std::optional<MachineCeilings> ceilings;
     bool incomplete = false;        // marked so by an interrupted run (or a merge of one)
     std::size_t cases_planned = 0;  // with incomplete, when known
+    // The folder of the cases' traces (run --trace-dir), as written in the file: relative
+    // to the file's folder unless absolute; empty when the run wrote none.
+    std::string trace_dir;
 };
 
 // The case of that name, or nullptr.

@@ -1,5 +1,6 @@
-// vitals profile NAME: the case's statement step by step under the profiler (through
-// Timer::profile, so the case's thread count and setup apply); a table per trace.
+// vitals profile NAME: the case's statement under the profiler, one window of --calls calls
+// or step by step (through Timer::profile, so the case's thread count and setup apply); a
+// table per trace, its footer saying how many calls the trace holds.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,8 +11,10 @@
 #include "../command.hpp"
 #include "../flags.hpp"
 #include "../output_flag.hpp"
+#include "../profile_window.hpp"
 #include "../shard.hpp"
 #include "vitals/atomic_file.hpp"
+#include "vitals/results/trace_diff.hpp"
 #include "vitals/timer_profile.hpp"
 
 namespace vitals::cli {
@@ -23,9 +26,15 @@ public:
         app.add_option("name", name_, "The case's name (see 'vitals list')")->required();
         const std::int64_t most = profiler::Schedule::kMaxSteps;
         app.add_option("--steps", steps_,
-                       "Steps to run, one call each (default: one schedule cycle; without a schedule, one window of "
-                       "warm calls lasting about 10 ms)")
+                       "Steps to run, --calls calls each (default: one schedule cycle; without a schedule, one window "
+                       "of --calls warm calls)")
             ->transform(decimal_integer(1, most));
+        app.add_option("--calls", calls_,
+                       fmt::format("Calls of the statement in the window, after a warm-up (default {}), so that two "
+                                   "profiles of a case hold the same count; with --steps or a schedule, calls per step "
+                                   "(default 1)",
+                                   kDefaultProfileCalls))
+            ->transform(decimal_integer(1, 1'000'000'000));
         app.add_option("--wait", wait_, "Schedule: steps to skip in each cycle")->transform(decimal_integer(0, most));
         app.add_option("--warmup", warmup_, "Schedule: steps traced, then discarded")->transform(decimal_integer(0, most));
         app.add_option("--active", active_, "Schedule: steps recorded (default 1)")->transform(decimal_integer(1, most));
@@ -85,10 +94,16 @@ private:
     void profile_case(const Case& c, profiler::ProfileOptions recording) {
         Timer timer = c.timer();
         const bool terminal = ::isatty(STDERR_FILENO) != 0;
-        // Without steps or a schedule, one window of enough warm calls for a stable table,
-        // rather than a single cold call.
+        // Without steps or a schedule, one window of a fixed number of warm calls (the same
+        // in every run of the command, so that two traces compare), not one cold call.
         const bool one_window = steps_ == 0 && !recording.schedule;
-        const std::int64_t calls = one_window ? calls_for_a_stable_table(timer, c.name) : 1;
+        const std::int64_t calls = calls_.value_or(one_window ? kDefaultProfileCalls : 1);
+        calls_per_step_ = calls;
+        stepped_ = !one_window;
+        if (one_window) {
+            fmt::print(stderr, "profiling {}: warming up\n", c.name);
+            warm_up_for_profile(timer);
+        }
         std::int64_t steps_run = 0;
         const profiler::Trace last = timer.profile({
             .number = calls,
@@ -115,16 +130,6 @@ private:
         if (traces_ == 0) {
             fmt::print(stderr, "no step was recorded: the schedule's active steps lie past --steps {}\n", steps_run);
         }
-    }
-
-    // Warms the statement up (a short measurement, also its time per call) and returns how
-    // many calls fill kStableWindow seconds: what one recorded window holds.
-    static std::int64_t calls_for_a_stable_table(Timer& timer, const std::string& name) {
-        constexpr double kStableWindow = 0.01;
-        constexpr double kMaxCalls = 1e6;  // statements near the clock's resolution
-        fmt::print(stderr, "profiling {}: warming up\n", name);
-        const double per_call = timer.blocked_autorange({.min_run_time = kStableWindow}).median();
-        return static_cast<std::int64_t>(std::clamp(std::ceil(kStableWindow / per_call), 1.0, kMaxCalls));
     }
 
     // What to record, when (the schedule flags), and what to do with each finished trace.
@@ -173,9 +178,12 @@ private:
         }
         options.on_trace_ready = [this, case_name, write_dir](profiler::Profile& p) {
             ++traces_;
-            fmt::print("{} (trace {}):\n{}\n", case_name, traces_,
+            // What the trace holds, under torch's footer: its statement calls, by step.
+            const std::int64_t held = trace_calls(p.trace()).statement_calls.value_or(0);
+            fmt::print("{} (trace {}):\n{}{}\n", case_name, traces_,
                        p.key_averages({.group_by_input_shape = group_by_input_shape_})
-                           .table({.sort_by = sort_by_, .row_limit = row_limit_}));
+                           .table({.sort_by = sort_by_, .row_limit = row_limit_}),
+                       calls_footer(calls_per_step_, held / calls_per_step_, stepped_));
             if (write_dir) write_dir(p);
         };
         return options;
@@ -183,6 +191,9 @@ private:
 
     std::string name_;
     std::int64_t steps_ = 0;  // 0: one cycle of the schedule, or 1 step without one
+    std::optional<std::int64_t> calls_;  // per window, or per step with steps
+    std::int64_t calls_per_step_ = 1;    // as recorded, for the tables' footers
+    bool stepped_ = false;
     std::optional<std::int64_t> wait_, warmup_, active_, repeat_, skip_first_;
     bool record_shapes_ = false, profile_memory_ = false, group_by_input_shape_ = false;
     std::string sort_by_ = "cpu_time_total";

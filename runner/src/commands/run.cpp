@@ -16,6 +16,7 @@
 #include "../measure_case.hpp"
 #include "../measure_flags.hpp"
 #include "../output_flag.hpp"
+#include "../profile_window.hpp"
 #include "vitals/results/reporters.hpp"
 #include "vitals/results/roofline.hpp"
 #include "../shard.hpp"
@@ -23,26 +24,67 @@
 #include "../workers.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
+#include "vitals/results/trace_diff.hpp"
 #include "vitals/timer_profile.hpp"
 
 namespace vitals::cli {
 namespace {
 
-// Profiles a case that came out slower than the baseline, as it was measured (a block of
-// number_per_run calls, after one such block of warm-up): its table, and its trace next
-// to the results (or in the current folder).
-void profile_slow_case(const Case& c, std::int64_t number_per_run, const std::string& json_path) {
+// How --profile-slow profiles and shows a slower case.
+struct SlowProfile {
+    std::string sort_by;
+    int row_limit = 100;
+    std::string json_path;          // the new results file ("" without --json): traces go beside it
+    std::string baseline_path;      // the baseline results file, for messages
+    std::string baseline_trace_dir; // where the baseline run wrote its traces ("" if it wrote none)
+};
+
+// Profiles a case that came out slower than the baseline in one window of as many calls as
+// the baseline's trace of it holds (a profile's default count without one): its table,
+// its trace next to the results (or in the current folder), and where the baseline run
+// left a trace of the case (run --trace-dir), the per-operator comparison of the two.
+void profile_slow_case(const Case& c, const SlowProfile& how) {
+    std::optional<profiler::Trace> before;
+    std::filesystem::path before_path;
+    std::string no_comparison;  // why there is none
+    std::int64_t calls = kDefaultProfileCalls;
+    if (how.baseline_trace_dir.empty()) {
+        no_comparison = fmt::format("no baseline trace of {}: {} names no trace folder; run the baseline with "
+                                    "'vitals run --trace-dir DIR' to compare operators per call",
+                                    c.name, how.baseline_path);
+    } else {
+        before_path = std::filesystem::path(how.baseline_trace_dir) / case_trace_file_name(c.name);
+        if (!std::filesystem::exists(before_path)) {
+            no_comparison = fmt::format("no baseline trace of {}: {} does not exist; run the baseline with "
+                                        "'vitals run --trace-dir DIR' to compare operators per call",
+                                        c.name, before_path.string());
+        } else {
+            try {
+                before = profiler::read_chrome_trace(before_path);
+                calls = trace_calls(*before).statement_calls.value_or(kDefaultProfileCalls);
+                if (calls <= 0) calls = kDefaultProfileCalls;
+            } catch (const std::runtime_error& e) {
+                no_comparison = fmt::format("the baseline trace of {} cannot be read: {}", c.name, e.what());
+                before.reset();
+            }
+        }
+    }
     Timer timer = c.timer();
-    const profiler::Trace trace = timer.profile(
-        {.number = number_per_run, .warmup_calls = number_per_run, .profile = {.record_shapes = true}});
-    fmt::print("\n{} is slower; its profile:\n{}", c.name,
-               trace.key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 15}));
-    std::string file = c.name;
-    std::replace(file.begin(), file.end(), '/', '_');
-    const std::filesystem::path folder = std::filesystem::path(json_path).parent_path();
-    const std::filesystem::path path = folder / (file + ".pt.trace.json");
+    warm_up_for_profile(timer);
+    const profiler::Trace trace = timer.profile({.number = calls, .profile = {.record_shapes = true}});
+    fmt::print("\n{} is slower; its profile:\n{}{}", c.name,
+               trace.key_averages().table({.sort_by = how.sort_by, .row_limit = how.row_limit}),
+               calls_footer(calls, 1, false));
+    const std::filesystem::path folder = std::filesystem::path(how.json_path).parent_path();
+    const std::filesystem::path path = folder / case_trace_file_name(c.name);
     trace.export_chrome_trace(path);
     fmt::print("trace: {}\n", path.string());
+    if (before) {
+        fmt::print("\n{} against the baseline's trace:\n{}", c.name,
+                   profile_diff_report(*before, trace, before_path.string(), path.string()));
+    } else {
+        fmt::print("{}\n", no_comparison);
+    }
 }
 
 // How long a worker of --processes may take for its case by default: far past any
@@ -106,11 +148,23 @@ public:
             ->check(positive_seconds());
         app.add_option(kWorkerFlag, worker_of_, "(internal) this process is a worker of run --processes")->group("");
         auto* baseline = app.add_option("--baseline", baseline_, "Compare with this results file after the run");
-        app.add_option("--profile-slow", profile_slow_percent_,
-                       "Profile every case slower than the baseline by more than PCT percent (and significant)")
+        auto* profile_slow = app.add_option("--profile-slow", profile_slow_percent_,
+                       "Profile every case slower than the baseline by more than PCT percent (and significant), with as "
+                       "many calls as the baseline's trace of it holds, and compare the two traces where the baseline "
+                       "run wrote one (its --trace-dir)")
             ->check(finite_non_negative())
             ->needs(baseline);
         fail_on_.declare(app)->needs(baseline);
+        app.add_option("--sort-by", sort_by_, "With --profile-slow: the tables' sort key (default cpu_time_total)")
+            ->needs(profile_slow);
+        app.add_option("--row-limit", row_limit_, "With --profile-slow: rows to print (default 100; -1: all, as torch)")
+            ->transform(decimal_integer(-1, 1'000'000'000))
+            ->needs(profile_slow);
+        app.add_option("--trace-dir", trace_dir_,
+                       fmt::format("After measuring, profile every measured case in one window of {} calls and write "
+                                   "its trace into this folder as <case>.pt.trace.json ('/' as '_'); the results file "
+                                   "records the folder, for a later run's --baseline --profile-slow",
+                                   kDefaultProfileCalls));
         report_.declare(app);
         app.add_flag("--roofline", roofline_,
                      "Place every case that states its work against this machine's limits (measured once by "
@@ -150,10 +204,25 @@ public:
             .inputs = baseline_ ? std::vector<std::filesystem::path>{*baseline_} : std::vector<std::filesystem::path>{},
             .shard = shard_ ? shard : std::nullopt,
         });
-        if (baseline_) baseline_cases_ = read_results_file_or_usage_error(*baseline_, baseline_warnings_).cases;
+        if (baseline_) {
+            ResultsFile base = read_results_file_or_usage_error(*baseline_, baseline_warnings_);
+            baseline_cases_ = std::move(base.cases);
+            // The baseline's traces (its run --trace-dir), relative to its file's folder.
+            if (!base.trace_dir.empty()) {
+                baseline_trace_dir_ = (std::filesystem::path(*baseline_).parent_path() / base.trace_dir).string();
+                if (std::filesystem::path(base.trace_dir).is_absolute()) baseline_trace_dir_ = base.trace_dir;
+            }
+        }
+        const auto& keys = profiler::sort_keys();
+        if (std::find(keys.begin(), keys.end(), sort_by_) == keys.end()) {
+            throw UsageError(fmt::format("unknown --sort-by '{}'; use one of: {}", sort_by_, fmt::join(keys, ", ")));
+        }
+        std::string recorded_trace_dir;  // as the results file records it
+        if (trace_dir_) recorded_trace_dir = prepare_trace_dir(output);
 
         const bool worker = worker_of_.has_value();
         RunContext run{.shard = shard ? shard->to_string() : "", .incomplete = false, .cases_planned = selected.size()};
+        if (!worker) run.trace_dir = recorded_trace_dir;
         std::vector<CaseResult> results;
         bool interrupted = false, lost_process = false;
         {
@@ -195,6 +264,7 @@ public:
             }
             if (roofline_ && !interrupted) add_roofline(output, results, context, run);
         }
+        if (trace_dir_ && !worker && !interrupted) write_traces(registry, results);
         if (!worker) print_report(registry, results, interrupted, lost_process);
         finish(results, interrupted, lost_process);
     }
@@ -220,6 +290,47 @@ private:
             results.push_back(std::move(result));
         }
         return false;
+    }
+
+    // --trace-dir: the folder made (a usage error if it cannot be), its absolute path kept
+    // for the traces, and the path the results file records: relative to the results
+    // file's folder when there is one.
+    std::string prepare_trace_dir(const std::optional<OutputFile>& output) {
+        if (trace_dir_->empty()) throw UsageError("--trace-dir needs a folder");
+        std::error_code error;
+        std::filesystem::create_directories(*trace_dir_, error);
+        if (error || !std::filesystem::is_directory(*trace_dir_)) {
+            throw UsageError(fmt::format("--trace-dir {}: cannot make that folder: {}", *trace_dir_,
+                                         error ? error.message() : "a file of that name is in the way"));
+        }
+        trace_dir_absolute_ = std::filesystem::absolute(*trace_dir_).lexically_normal();
+        if (!output) return trace_dir_absolute_.string();
+        const std::filesystem::path results_folder = std::filesystem::absolute(output->path()).parent_path();
+        const std::filesystem::path relative = trace_dir_absolute_.lexically_relative(results_folder);
+        return relative.empty() ? trace_dir_absolute_.string() : relative.string();
+    }
+
+    // --trace-dir: every measured case profiled in one window of the default call count,
+    // its trace written into the folder. A case that fails under the profile is said and
+    // fails the run; the others are still written.
+    void write_traces(const Registry& registry, const std::vector<CaseResult>& results) {
+        for (const CaseResult& r : results) {
+            if (!r.measurement) continue;
+            const Case* c = registry.find(r.name);
+            if (c == nullptr) continue;
+            const std::filesystem::path path = trace_dir_absolute_ / case_trace_file_name(r.name);
+            fmt::print(stderr, "tracing {}: {} calls in one window -> {}\n", r.name, kDefaultProfileCalls, path.string());
+            try {
+                Timer timer = c->timer();
+                warm_up_for_profile(timer);
+                timer.profile({.number = kDefaultProfileCalls, .profile = {.record_shapes = true}}).export_chrome_trace(path);
+            } catch (const SkipCase& skip) {
+                fmt::print(stderr, "      not traced: {}\n", skip.what());
+            } catch (const std::exception& e) {
+                print_error(fmt::format("{}: cannot trace: {}", r.name, e.what()));
+                trace_failed_ = true;
+            }
+        }
     }
 
     // The results file, whole; an incomplete one says so on stderr (a worker's parent
@@ -273,7 +384,7 @@ private:
     void finish(const std::vector<CaseResult>& results, bool interrupted, bool lost_process) const {
         if (print_failed_) throw Failed();  // even after a stop signal: what was measured was not shown
         if (interrupted) throw StoppedBySignal(stop_signal());
-        const bool failed = lost_process || roofline_failed_ || write_failed_ ||
+        const bool failed = lost_process || roofline_failed_ || write_failed_ || trace_failed_ ||
                             std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
         if (failed) throw Failed();
         fail_on_.check(baseline_verdicts_);  // after every output, and only when nothing failed
@@ -325,7 +436,12 @@ private:
             for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
                 const auto measured =
                     std::find_if(results.begin(), results.end(), [&](const CaseResult& r) { return r.name == name; });
-                profile_slow_case(*registry.find(name), measured->measurement->number_per_run(), json_.path());
+                if (measured == results.end() || !measured->measurement) continue;
+                profile_slow_case(*registry.find(name), {.sort_by = sort_by_,
+                                                         .row_limit = row_limit_,
+                                                         .json_path = json_.path(),
+                                                         .baseline_path = *baseline_,
+                                                         .baseline_trace_dir = baseline_trace_dir_});
             }
         }
     }
@@ -344,6 +460,12 @@ private:
     bool print_failed_ = false;  // the report could not be printed (said at once)
     MeasureOptions measure_;
     std::optional<double> profile_slow_percent_;
+    std::string sort_by_ = "cpu_time_total";  // --profile-slow's tables
+    int row_limit_ = 100;
+    std::optional<std::string> trace_dir_;
+    std::filesystem::path trace_dir_absolute_;
+    std::string baseline_trace_dir_;  // the baseline run's traces, "" if it wrote none
+    bool trace_failed_ = false;       // a case could not be traced (said at once)
     ReportFlags report_;
     ResultsLayoutFlags layout_;
     AxisFlags axes_;
