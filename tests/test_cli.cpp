@@ -1234,4 +1234,23 @@ TEST_F(Cli, HistoryTakesTheCommitFromGitHere) {
         return h.substr(0, 10);
     }();
     EXPECT_NE(slurp(repo / "out.txt").find("of commit " + head + " (trunk,"), std::string::npos) << slurp(repo / "out.txt");
+
+    // run --history records the run as the checkout's commit, on this machine.
+    const std::string run = "cd '" + repo.string() + "' && " + VITALS_BINARY_DIR +
+                            "/bin/vitals run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.02 --history h.sqlite "
+                            "> run.txt 2>&1";
+    ASSERT_EQ(std::system(run.c_str()), 0) << slurp(repo / "run.txt");
+    EXPECT_NE(slurp(repo / "run.txt").find("1 case of commit " + head + " recorded in h.sqlite"), std::string::npos)
+        << slurp(repo / "run.txt");
+    const std::string show = "cd '" + repo.string() + "' && " + VITALS_BINARY_DIR + "/bin/vitals history show --db h.sqlite > show.txt 2>&1";
+    ASSERT_EQ(std::system(show.c_str()), 0);
+    EXPECT_NE(slurp(repo / "show.txt").find("relu/32x1024/cpu-f32  ["), std::string::npos) << slurp(repo / "show.txt");
+    // Outside a checkout: refused before anything is measured.
+    const std::string outside = "cd '" + dir_.string() + "' && GIT_CEILING_DIRECTORIES='" + dir_.parent_path().string() + "' " +
+                                VITALS_BINARY_DIR +
+                                "/bin/vitals run --filter '^relu/32x1024/cpu-f32$' --history h.sqlite > outside.txt 2>&1";
+    const int status = std::system(outside.c_str());
+    EXPECT_EQ(WEXITSTATUS(status), 2) << slurp(dir_ / "outside.txt");
+    EXPECT_NE(slurp(dir_ / "outside.txt").find("no git checkout"), std::string::npos) << slurp(dir_ / "outside.txt");
+    EXPECT_EQ(slurp(dir_ / "outside.txt").find("[1/1]"), std::string::npos) << "measured before refusing";
 }

@@ -3,15 +3,19 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 
 #include "database.hpp"
 #include "vitals/history.hpp"
+#include "vitals/cpu_info.hpp"
 #include "vitals/local_time.hpp"
 #include "vitals/number_text.hpp"
 #include "vitals/stats.hpp"
@@ -91,6 +95,14 @@ std::string Machine::fingerprint() const {
     if (!isa.empty()) out += ", " + isa;
     if (cores > 0) out += fmt::format(", {} cores", cores);
     return out;
+}
+
+Machine this_machine() {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    Machine m{host, cpu_info().model, "", static_cast<int>(std::thread::hardware_concurrency())};
+    if (const char* cap = std::getenv("VITALS_MAX_CPU_ISA"); cap != nullptr) m.isa = cap;
+    return m;
 }
 
 Machine machine_of_results_file(const std::string& path) {

@@ -1,12 +1,8 @@
 // vitals history add|show|detect|check|export: runs kept in a database, followed across
 // commits.
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <re2/re2.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -17,6 +13,7 @@
 #include <cmath>
 
 #include "../command.hpp"
+#include "../git.hpp"
 #include "../flags.hpp"
 #include "../output_flag.hpp"
 #include "vitals/atomic_file.hpp"
@@ -26,46 +23,10 @@
 #include "vitals/significance.hpp"
 #include "vitals/stats.hpp"
 
-extern char** environ;
-
 namespace vitals::cli {
 namespace {
 
 using history::Series;
-
-// `git ARGS...` in the current folder: its first output line, or nullopt when git is
-// missing or fails (no checkout here).
-std::optional<std::string> git(const std::vector<std::string>& args) {
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return std::nullopt;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    std::vector<std::string> argv{"git"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> c_argv;
-    for (std::string& a : argv) c_argv.push_back(a.data());
-    c_argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawned = ::posix_spawnp(&pid, "git", &actions, nullptr, c_argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(pipe_fds[1]);
-    std::string out;
-    if (spawned == 0) {
-        char buffer[4096];
-        for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(pipe_fds[0]);
-    if (spawned != 0) return std::nullopt;
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-    out = out.substr(0, out.find('\n'));
-    if (out.empty()) return std::nullopt;
-    return out;
-}
 
 history::Store open_store(const std::string& db) {
     try {
@@ -158,9 +119,7 @@ public:
 
 private:
     void add() {
-        const std::string commit = given_or_git(commit_, {"rev-parse", "HEAD"}, "--commit SHA");
-        const std::string branch = given_or_git(branch_, {"rev-parse", "--abbrev-ref", "HEAD"}, "--branch NAME");
-        const std::string time = given_or_git(time_, {"show", "-s", "--format=%cI", "HEAD"}, "--time 2026-12-04T18:00:00Z");
+        const auto [commit, branch, time] = git_revision(commit_, branch_, time_);
         if (!history::utc_time(time)) {
             throw UsageError(fmt::format("--time '{}' is no ISO 8601 time with a zone; e.g. 2026-12-04T18:00:00Z", time));
         }
@@ -187,13 +146,6 @@ private:
                 throw UsageError(e.what());
             }
         }
-    }
-
-    std::string given_or_git(const std::optional<std::string>& given, const std::vector<std::string>& args,
-                             const char* flag) const {
-        if (given) return *given;
-        if (std::optional<std::string> found = git(args)) return *found;
-        throw UsageError(fmt::format("this folder is no git checkout (or git is missing): give {}", flag));
     }
 
     std::vector<Series> read_series(bool with_blocks = false) {
@@ -255,7 +207,7 @@ private:
     };
 
     void check() {
-        const std::string commit = given_or_git(commit_, {"rev-parse", "HEAD"}, "--commit SHA");
+        const std::string commit = commit_ ? *commit_ : git_revision(std::nullopt, std::string(), std::string()).commit;
         const std::optional<OutputFile> markdown = markdown_.prepare({});
         history::Store store = open_store(db_);
         std::vector<std::string> machines = store.machines_with(commit);

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "../command.hpp"
+#include "../git.hpp"
 #include "../flags.hpp"
 #include "vitals/results/comparison.hpp"
 #include "../measure_case.hpp"
@@ -24,6 +25,7 @@
 #include "../workers.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/compare.hpp"
+#include "vitals/history.hpp"
 #include "vitals/results/trace_diff.hpp"
 #include "vitals/timer_profile.hpp"
 
@@ -148,6 +150,9 @@ public:
             ->check(positive_seconds());
         app.add_option(kWorkerFlag, worker_of_, "(internal) this process is a worker of run --processes")->group("");
         auto* baseline = app.add_option("--baseline", baseline_, "Compare with this results file after the run");
+        app.add_option("--history", history_,
+                       "Also record the run in this history (a SQLite file or postgresql://...; see 'vitals history'), as "
+                       "the commit, branch and time of the git checkout here");
         auto* profile_slow = app.add_option("--profile-slow", profile_slow_percent_,
                        "Profile every case slower than the baseline by more than PCT percent (and significant), with as "
                        "many calls as the baseline's trace of it holds, and compare the two traces where the baseline "
@@ -221,6 +226,17 @@ public:
         if (trace_dir_) recorded_trace_dir = prepare_trace_dir(output);
 
         const bool worker = worker_of_.has_value();
+        // --history: the commit and the store, before measuring, so that neither can fail after.
+        std::optional<history::Store> store;
+        GitRevision revision;
+        if (history_ && !worker) {
+            revision = git_revision(std::nullopt, std::nullopt, std::nullopt);
+            try {
+                store.emplace(*history_);
+            } catch (const history::HistoryError& e) {
+                throw UsageError(e.what());
+            }
+        }
         RunContext run{.shard = shard ? shard->to_string() : "", .incomplete = false, .cases_planned = selected.size()};
         if (!worker) run.trace_dir = recorded_trace_dir;
         std::vector<CaseResult> results;
@@ -264,6 +280,7 @@ public:
             }
             if (roofline_ && !interrupted) add_roofline(output, results, context, run);
         }
+        if (store && !interrupted && !lost_process) record_in_history(*store, revision, results);
         if (trace_dir_ && !worker && !interrupted) write_traces(registry, results);
         if (!worker) print_report(registry, results, interrupted, lost_process);
         finish(results, interrupted, lost_process);
@@ -290,6 +307,21 @@ private:
             results.push_back(std::move(result));
         }
         return false;
+    }
+
+    // --history: the run recorded as one transaction; a failure is said, and the run exits 1
+    // with its results file kept.
+    void record_in_history(history::Store& store, const GitRevision& revision, const std::vector<CaseResult>& results) {
+        try {
+            const std::size_t recorded = store.add({revision.commit, revision.branch, revision.time, history::this_machine(),
+                                                    json_.given() ? json_.path() : "vitals run"},
+                                                   samples_of(results));
+            fmt::print(stderr, "{} case{} of commit {} recorded in {}\n", recorded, recorded == 1 ? "" : "s",
+                       revision.commit.substr(0, 10), store.location());
+        } catch (const history::HistoryError& e) {
+            print_error(fmt::format("the run was not recorded in the history: {}", e.what()));
+            write_failed_ = true;
+        }
     }
 
     // --trace-dir: the folder made (a usage error if it cannot be), its absolute path kept
@@ -446,7 +478,7 @@ private:
         }
     }
 
-    std::optional<std::string> filter_, shard_, baseline_;
+    std::optional<std::string> filter_, shard_, baseline_, history_;
     OutputFlag json_;
     std::optional<double> case_timeout_;
     std::optional<std::string> worker_of_;  // "P/N": this process is worker P of a run --processes N
