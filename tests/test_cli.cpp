@@ -1176,6 +1176,18 @@ TEST_F(Cli, HistoryFollowsACaseAcrossCommitsAndGatesARegression) {
     r = run_vitals("history check --db " + db + " --commit c13");
     EXPECT_NE(r.out.find("a change point at this commit"), std::string::npos) << r.out;
 
+    // The trend page: one plot, a point per commit, the change point labelled.
+    const fs::path page = dir_ / "trend.html";
+    r = run_vitals("history report --db " + db + " --html " + page.string());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::string html = slurp(page);
+    std::size_t circles = 0;
+    for (std::size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1)) ++circles;
+    EXPECT_EQ(circles, 25u);
+    EXPECT_NE(html.find(">c13 +10."), std::string::npos) << html;
+    EXPECT_NE(html.find("<h2>x</h2>"), std::string::npos);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+
     // CSV: a header and one row per commit, read back.
     r = run_vitals("history export --db " + db + " --csv -");
     EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -29,7 +29,7 @@ const std::vector<CommandEntry>& command_table() {
         {"report", "Draw results files: an HTML page of box plots, or markdown", &make_report_command},
         {"merge", "Join results files (e.g. shards) into one", &make_merge_command},
         {"history", "Keep runs in a database (SQLite or PostgreSQL) and follow cases across commits: add, show, detect, "
-                    "check, export",
+                    "check, report, export",
          &make_history_command},
         {"profile", "Run a case's statement step by step under the profiler; print tables", &make_profile_command},
         {"machine", "Measure this machine's bandwidth per cache level and peak FLOP/s (cached)", &make_machine_command},

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "vitals/change_points.hpp"
 #include "vitals/results.hpp"
 
 namespace vitals::history {
@@ -97,6 +98,15 @@ private:
     std::unique_ptr<Impl> impl_;
     std::string location_;
 };
+
+// A series with its change points, for the trend page.
+struct TrendSeries {
+    Series series;
+    std::vector<stats::ChangePoint> change_points;
+};
+// One self-contained HTML page (inline SVG, no scripts): per series, the medians by commit
+// with their interquartile band, change points marked and labelled with commit and step.
+std::string trend_report_html(const std::vector<TrendSeries>& trends, const std::string& title);
 
 // "2026-12-04T18:00:00+01:00" -> "2026-12-04T17:00:00Z" (fractions of a second dropped);
 // nullopt for text that is no such time.

@@ -95,10 +95,14 @@ public:
         report_.declare(*check_);
         fail_on_.declare(*check_);
 
+        report_cmd_ = app.add_subcommand("report", "A trend plot per case: an HTML page");
+        report_cmd_->add_option("filter", filter_, "Cases matching this regex (RE2; default: all)");
+        html_.declare(*report_cmd_, "--html", "Write the page here")->required();
+
         export_ = app.add_subcommand("export", "Every result as CSV, one row per case, machine, branch and commit");
         csv_.declare(*export_, "--csv", "Write the CSV here (- for standard output)")->required();
 
-        for (CLI::App* sub : {add_, show_, detect_, check_, export_}) {
+        for (CLI::App* sub : {add_, show_, detect_, check_, report_cmd_, export_}) {
             sub->add_option("--db", db_, "The history: a SQLite file (created when absent) or postgresql://user@host/db")
                 ->required();
             if (sub != add_) {
@@ -106,7 +110,7 @@ public:
                 if (sub != check_) sub->add_option("--branch", branch_, "One branch's series");
             }
         }
-        for (CLI::App* sub : {show_, detect_, check_}) detect_flags_.declare(*sub);
+        for (CLI::App* sub : {show_, detect_, check_, report_cmd_}) detect_flags_.declare(*sub);
     }
 
     void run(const CommandContext&) override {
@@ -114,6 +118,7 @@ public:
         if (show_->parsed()) return show();
         if (detect_->parsed()) return detect();
         if (check_->parsed()) return check();
+        if (report_cmd_->parsed()) return report_html();
         if (export_->parsed()) return export_csv();
     }
 
@@ -312,6 +317,17 @@ private:
         return v;
     }
 
+    void report_html() {
+        const std::optional<OutputFile> out = html_.prepare({});
+        std::vector<history::TrendSeries> trends;
+        for (Series& s : read_series()) {
+            std::vector<stats::ChangePoint> points = change_points(s);
+            trends.push_back({std::move(s), std::move(points)});
+        }
+        out->write(history::trend_report_html(trends, "vitals history: " + db_));
+        fmt::print(stderr, "{} series drawn into {}\n", trends.size(), html_.path());
+    }
+
     void export_csv() {
         const std::optional<OutputFile> out = csv_.prepare({});
         const std::vector<Series> all = read_series();
@@ -333,7 +349,7 @@ private:
 
     static constexpr std::size_t kMinProcessesForCheck = 3;
 
-    CLI::App *add_ = nullptr, *show_ = nullptr, *detect_ = nullptr, *check_ = nullptr, *export_ = nullptr;
+    CLI::App *add_ = nullptr, *show_ = nullptr, *detect_ = nullptr, *check_ = nullptr, *report_cmd_ = nullptr, *export_ = nullptr;
     std::string db_;
     std::vector<std::string> files_;
     std::optional<std::string> commit_, branch_, time_, machine_, filter_;
@@ -342,7 +358,7 @@ private:
     DetectFlags detect_flags_;
     ReportFlags report_;
     FailOnFlag fail_on_;
-    OutputFlag markdown_, csv_;
+    OutputFlag markdown_, csv_, html_;
 };
 
 }  // namespace
