@@ -9,7 +9,7 @@ CMAKE_ARGS ?=
 
 DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-dev libgmock-dev \
                 libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev valgrind clang \
-                libclang-rt-14-dev libre2-dev libsqlite3-dev libpq-dev
+                libclang-rt-14-dev libre2-dev libsqlite3-dev libpq-dev libsimdjson-dev
 
 # What the tests check against (not dependencies of vitals): a real MPI launcher, Google
 # Benchmark's compare.py (with the numpy and scipy it imports), a browser for the HTML, a
@@ -21,7 +21,8 @@ TEST_DEB_PACKAGES := openmpi-bin libbenchmark-tools python3-numpy python3-scipy 
 # static libraries only, so nothing needs a shared library of this system there.
 GPU_BUNDLE_DIR ?= .gpu-bundle
 GPU_BUNDLE_PACKAGES := libeigen3-dev libboost1.74-dev googletest libgtest-dev libfmt-dev libfmt9 nlohmann-json3-dev \
-                       libcli11-dev ninja-build libre2-dev zlib1g-dev zlib1g libsqlite3-dev libsqlite3-0
+                       libcli11-dev ninja-build libre2-dev zlib1g-dev zlib1g libsqlite3-dev libsqlite3-0 \
+                       libsimdjson-dev libsimdjson14
 
 # Sanitizer builds: the CPU build (no CUDA: its runtime is not instrumented) with
 # AddressSanitizer + UndefinedBehaviorSanitizer (plus float-cast-overflow, which GCC's

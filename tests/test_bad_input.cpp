@@ -138,7 +138,7 @@ TEST(BadInputMatrix, EveryWrongInputGetsACleanError) {
         {"compare {dir}/array.json {dir}/good.json", 2, "no \"benchmarks\" list"},
         {"compare {dir}/layout.json {dir}/good.json", 2, "no \"benchmarks\" list"},
         {"compare {dir}/wrongtype.json {dir}/good.json", 2, "layout"},
-        {"compare {dir}/negative.json {dir}/good.json", 2, "real_time of -1"},
+        {"compare {dir}/negative.json {dir}/good.json", 2, "real_time is -1"},
         {"compare {dir}/huge.json {dir}/good.json", 2, "is not JSON"},
         {"compare {dir}/absent.json {dir}/good.json", 2, "cannot read"},
         {"compare {dir}/folder.json {dir}/good.json", 2, "it is a folder"},

@@ -236,7 +236,7 @@ TEST(ResultsJson, OutOfRangeCountsAreErrors) {
         (void)vitals::read_case_results(huge);
         FAIL() << "1e300 iterations were read";
     } catch (const vitals::ResultsFileError& e) {
-        EXPECT_NE(std::string(e.what()).find("1e+300 iterations"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("iterations is 1e+300"), std::string::npos) << e.what();
     }
     const std::string threads = write(R"({"benchmarks": [{"name": "a", "run_type": "iteration", "iterations": 1, "real_time": 1, "time_unit": "ns", "num_threads": -3}]})");
     EXPECT_THROW((void)vitals::read_case_results(threads), vitals::ResultsFileError);

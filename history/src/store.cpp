@@ -105,19 +105,11 @@ Machine this_machine() {
     return m;
 }
 
-Machine machine_of_results_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ResultsFileError(fmt::format("cannot read '{}'", path));
-    // Only the context is wanted: the parse stops at the "benchmarks" key.
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(in, nullptr, true, false);
-    } catch (const nlohmann::json::exception& e) {
-        throw ResultsFileError(fmt::format("'{}' is not JSON ({})", path, e.what()));
-    }
+Machine machine_of_results(const ResultsFile& file) {
     Machine m;
-    if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object()) return m;
-    const nlohmann::json& c = doc["context"];
+    if (file.context_json.empty()) return m;
+    const nlohmann::json c = nlohmann::json::parse(file.context_json, nullptr, false);  // read by the results reader already
+    if (!c.is_object()) return m;
     const auto text = [&](const char* key) { return c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : ""; };
     m.host = text("host_name");
     m.cpu_model = text("vitals_cpu_model");

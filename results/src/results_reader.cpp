@@ -1,83 +1,29 @@
 // Results files read back: ours and Google Benchmark's, merged shards, and the
-// measurements of run --processes workers.
+// measurements of run --processes workers. Each file is walked entry by entry
+// (results_document.hpp): memory is the file's size plus one entry.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_map>
 
 #include "json_document.hpp"
-#include "vitals/checked_number.hpp"
-#include "vitals/json_depth.hpp"
+#include "results_document.hpp"
 #include "vitals/results.hpp"
 #include "vitals/stats.hpp"
 
 namespace vitals {
 namespace {
 
-using nlohmann::json;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
 
-std::string read_whole_file(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        throw ResultsFileError(fmt::format("cannot read '{}': it is a folder; give a results file", path));
-    }
-    // Devices and pipes could be endless (/dev/zero); files are read only up to a size no
-    // results file reaches.
-    constexpr std::uintmax_t kMaxBytes = std::uintmax_t{1} << 30;
-    const std::filesystem::file_status status = std::filesystem::status(path, ec);
-    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-        throw ResultsFileError(fmt::format("cannot read '{}': it is not a regular file; give a results file", path));
-    }
-    if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxBytes) {
-        throw ResultsFileError(fmt::format("cannot read '{}': {} bytes is more than any results file (1 GiB)", path, size));
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ResultsFileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-    try {
-        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    } catch (const std::exception& e) {
-        throw ResultsFileError(fmt::format("cannot read '{}': {}", path, e.what()));
-    }
-}
-
-json parse_text(std::string_view text, const std::string& path) {
-    // Results files are shallow; a deeper document is refused before it can exhaust the
-    // stack of whoever walks it.
-    constexpr std::size_t kMaxDepth = 32;
-    if (json_nesting_depth(text) > kMaxDepth) {
-        throw ResultsFileError(
-            fmt::format("'{}' nests JSON deeper than {} levels; results files are not that deep", path, kMaxDepth));
-    }
-    try {
-        return json::parse(text);
-    } catch (const json::exception& e) {  // parse errors, and numbers too large for a double
-        throw ResultsFileError(fmt::format("'{}' is not JSON ({}); give a file written by --json or by "
-                                           "Google Benchmark's --benchmark_out",
-                                           path, e.what()));
-    }
-}
-
-json parse_file(const std::string& path) {
-    const std::string text = read_whole_file(path);
-    return parse_text(text, path);
-}
-
-const json& benchmarks_of(const json& doc, const std::string& path) {
-    if (!doc.is_object() || !doc.contains("benchmarks") || !doc.at("benchmarks").is_array()) {
-        throw ResultsFileError(fmt::format("'{}' has no \"benchmarks\" list; expected Google Benchmark's JSON layout", path));
-    }
-    return doc.at("benchmarks");
-}
-
-double seconds_per_unit(const std::string& unit, const std::string& path) {
+double seconds_per_unit(std::string_view unit, const std::string& path) {
     if (unit == "ns") return 1e-9;
     if (unit == "us") return 1e-6;
     if (unit == "ms") return 1e-3;
@@ -85,52 +31,255 @@ double seconds_per_unit(const std::string& unit, const std::string& path) {
     throw ResultsFileError(fmt::format("'{}' uses an unknown time_unit '{}' (expected ns, us, ms or s)", path, unit));
 }
 
-// A number read from an outside file: finite and >= 0, or an error naming where.
-double non_negative(const json& value, const std::string& path, const std::string& where) {
-    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
-        throw ResultsFileError(fmt::format("'{}': {} is {}; expected a finite number >= 0", path, where,
-                                           value.dump(-1, ' ', false, json::error_handler_t::replace)));
-    }
-    return value.get<double>();
+bool is_number(element e) {
+    const element_type t = e.type();
+    return t == element_type::INT64 || t == element_type::UINT64 || t == element_type::DOUBLE;
 }
 
-WorkPerCall read_work(const json& w, const std::string& path, const std::string& name) {
+// The value as Int when it is a whole number in Int's range (an integer, or a float with no
+// fraction); nullopt otherwise.
+template <class Int>
+std::optional<Int> whole_number(element e) {
+    constexpr auto low = static_cast<long double>(std::numeric_limits<Int>::min());
+    constexpr auto high = static_cast<long double>(std::numeric_limits<Int>::max());
+    long double v = 0;
+    switch (e.type()) {
+        case element_type::UINT64: v = static_cast<long double>(std::uint64_t(e)); break;
+        case element_type::INT64: v = static_cast<long double>(std::int64_t(e)); break;
+        case element_type::DOUBLE: {
+            const double d = double(e);
+            if (!std::isfinite(d) || d != std::trunc(d)) return std::nullopt;
+            v = d;
+            break;
+        }
+        default: return std::nullopt;
+    }
+    if (v < low || v > high) return std::nullopt;
+    return static_cast<Int>(v);
+}
+
+// The members of one object of a results file that the readers use, found in one pass
+// (a later duplicate wins, as in a whole-document parser); `where` names it in errors.
+class Fields {
+public:
+    // `owner` ("case 'a'") and `prefix` ("vitals_work.") name a member in errors:
+    // "case 'a': vitals_work.bytes is -5; expected ...".
+    Fields(element object, const std::string& path, std::string owner, std::string prefix = "")
+        : path_(path), owner_(std::move(owner)), prefix_(std::move(prefix)) {
+        if (object.type() != element_type::OBJECT) {
+            throw_wrong_type(path_, prefix_.empty() ? owner_ : where(prefix_.substr(0, prefix_.size() - 1)), "an object", object);
+        }
+        for (const auto [key, value] : simdjson::dom::object(object)) members_.emplace_back(key, value);
+    }
+
+    std::optional<element> get(std::string_view key) const {
+        const auto found = std::find_if(members_.rbegin(), members_.rend(), [&](const auto& m) { return m.first == key; });
+        return found == members_.rend() ? std::nullopt : std::optional<element>(found->second);
+    }
+    bool has(std::string_view key) const { return get(key).has_value(); }
+
+    std::string_view text(std::string_view key, std::string_view fallback = "") const {
+        const std::optional<element> e = get(key);
+        if (!e) return fallback;
+        if (e->type() != element_type::STRING) throw_wrong_type(path_, where(key), "a string", *e);
+        return std::string_view(*e);
+    }
+    bool flag(std::string_view key) const {
+        const std::optional<element> e = get(key);
+        if (!e) return false;
+        if (e->type() != element_type::BOOL) throw_wrong_type(path_, where(key), "true or false", *e);
+        return bool(*e);
+    }
+    // A number from an outside file: finite and >= 0 (absent: `fallback`, or an error).
+    double non_negative(std::string_view key, std::optional<double> fallback = std::nullopt) const {
+        const std::optional<element> e = get(key);
+        if (!e && fallback) return *fallback;
+        if (!e || !is_number(*e) || !std::isfinite(double(*e)) || double(*e) < 0) {
+            if (!e) throw ResultsFileError(fmt::format("'{}': {} is missing; expected a finite number >= 0", path_, where(key)));
+            throw_wrong_type(path_, where(key), "a finite number >= 0", *e);
+        }
+        return double(*e);
+    }
+    std::optional<double> optional_number(std::string_view key) const {
+        const std::optional<element> e = get(key);
+        return e && is_number(*e) ? std::optional<double>(double(*e)) : std::nullopt;
+    }
+    std::string where(std::string_view key) const { return fmt::format("{}: {}{}", owner_, prefix_, key); }
+    void name_owner(std::string owner) { owner_ = std::move(owner); }
+
+private:
+    // Some twenty members: a search from the back is quicker than any map's upkeep.
+    std::vector<std::pair<std::string_view, element>> members_;
+    const std::string& path_;
+    std::string owner_, prefix_;
+};
+
+// The case an entry belongs to: its run_name, else its name (a non-empty string).
+std::string_view entry_name(const Fields& f, const std::string& path, std::size_t index) {
+    const std::optional<element> name = f.has("run_name") ? f.get("run_name") : f.get("name");
+    if (!name || name->type() != element_type::STRING) {
+        throw ResultsFileError(fmt::format("'{}': benchmark entry {} has no name (a string); expected Google Benchmark's "
+                                           "layout, as --json and --benchmark_out write it",
+                                           path, index));
+    }
+    if (std::string_view(*name).empty()) throw ResultsFileError(fmt::format("'{}': a benchmark entry has an empty name", path));
+    return std::string_view(*name);
+}
+
+WorkPerCall read_work(element w, const std::string& path, std::string_view name) {
+    const Fields f(w, path, fmt::format("case '{}'", name), "vitals_work.");
     WorkPerCall work;
-    if (!w.is_object()) throw ResultsFileError(fmt::format("'{}': the vitals_work of case '{}' is not an object", path, name));
-    const auto field = [&](const char* key) {
-        return w.contains(key) ? non_negative(w.at(key), path, fmt::format("vitals_work.{} of case '{}'", key, name)) : 0.0;
-    };
-    work.bytes = field("bytes");
-    work.flops = field("flops");
-    work.items = field("items");
-    work.working_set = field("working_set");
-    work.f64 = w.contains("f64") && w.at("f64").is_boolean() && w.at("f64").get<bool>();
+    work.bytes = f.non_negative("bytes", 0.0);
+    work.flops = f.non_negative("flops", 0.0);
+    work.items = f.non_negative("items", 0.0);
+    work.working_set = f.non_negative("working_set", 0.0);
+    const std::optional<element> f64 = f.get("f64");
+    work.f64 = f64 && f64->type() == element_type::BOOL && bool(*f64);
     return work;
 }
 
-RooflinePoint read_roofline(const json& r, const std::string& path, const std::string& name) {
-    if (!r.is_object()) throw ResultsFileError(fmt::format("'{}': the vitals_roofline of case '{}' is not an object", path, name));
-    const auto field = [&](const char* key) {
-        return non_negative(r.contains(key) ? r.at(key) : json(), path, fmt::format("vitals_roofline.{} of case '{}'", key, name));
-    };
-    RooflinePoint p{field("intensity"), field("achieved"), field("bound"), field("share"), r.value("verdict", "")};
-    return p;
+RooflinePoint read_roofline(element r, const std::string& path, std::string_view name) {
+    const Fields f(r, path, fmt::format("case '{}'", name), "vitals_roofline.");
+    return {f.non_negative("intensity"), f.non_negative("achieved"), f.non_negative("bound"), f.non_negative("share"),
+            std::string(f.text("verdict"))};
 }
 
-MachineCeilings read_ceilings(const json& m, const std::string& path) {
-    if (!m.is_object()) throw ResultsFileError(fmt::format("'{}': context.vitals_machine is not an object", path));
+MachineCeilings read_ceilings(element m, const std::string& path) {
+    const Fields f(m, path, "the context", "vitals_machine.");
     MachineCeilings c;
-    c.cpu_model = m.value("cpu_model", "");
-    c.peak_f32 = non_negative(m.contains("peak_f32_flops") ? m.at("peak_f32_flops") : json(), path, "vitals_machine.peak_f32_flops");
-    c.peak_f64 = non_negative(m.contains("peak_f64_flops") ? m.at("peak_f64_flops") : json(), path, "vitals_machine.peak_f64_flops");
-    if (m.contains("bandwidth") && m.at("bandwidth").is_array()) {
-        for (const json& b : m.at("bandwidth")) {
-            if (!b.is_object()) continue;
-            c.bandwidth.emplace_back(b.value("level", ""), non_negative(b.contains("bytes_per_second") ? b.at("bytes_per_second") : json(),
-                                                                        path, "vitals_machine.bandwidth"));
+    c.cpu_model = f.text("cpu_model");
+    c.peak_f32 = f.non_negative("peak_f32_flops");
+    c.peak_f64 = f.non_negative("peak_f64_flops");
+    if (const std::optional<element> levels = f.get("bandwidth"); levels && levels->type() == element_type::ARRAY) {
+        for (const element b : simdjson::dom::array(*levels)) {
+            if (b.type() != element_type::OBJECT) continue;
+            const Fields level(b, path, "the context", "vitals_machine.bandwidth[].");
+            c.bandwidth.emplace_back(level.text("level"), level.non_negative("bytes_per_second"));
         }
     }
     return c;
+}
+
+// What a file's context says of its run.
+void read_context(element context, const std::string& path, ResultsFile& file) {
+    if (context.type() != element_type::OBJECT) return;
+    const Fields f(context, path, "the context");
+    file.incomplete = f.flag("vitals_incomplete");
+    if (const std::optional<element> dir = f.get("vitals_trace_dir"); dir && dir->type() == element_type::STRING) {
+        file.trace_dir = std::string(std::string_view(*dir));
+    }
+    if (const std::optional<element> planned = f.get("vitals_cases_planned")) {
+        file.cases_planned = whole_number<std::size_t>(*planned).value_or(0);
+    }
+    if (const std::optional<element> machine = f.get("vitals_machine")) file.ceilings = read_ceilings(*machine, path);
+}
+
+// Per case, its median and mean aggregates in seconds, and of how many repetitions: the
+// stand-in for a case of an aggregates-only file.
+struct Aggregates {
+    std::optional<double> median, mean;
+    std::size_t repetitions = 0;
+};
+
+// One entry of "benchmarks" into the case it belongs to.
+void read_entry(const Fields& b, std::string_view name, const std::string& path, CaseSamples& c, Aggregates& aggregates) {
+    if (b.has("vitals_work")) c.work = read_work(*b.get("vitals_work"), path, name);
+    if (b.has("vitals_roofline")) c.roofline = read_roofline(*b.get("vitals_roofline"), path, name);
+    if (const std::string_view type = b.text("run_type", "iteration"); type != "iteration") {
+        const std::string_view aggregate = b.text("aggregate_name");
+        if (type != "aggregate" || b.text("aggregate_unit", "time") != "time" || (aggregate != "median" && aggregate != "mean") ||
+            b.flag("error_occurred")) {
+            return;
+        }
+        const double value = b.non_negative("real_time");
+        (aggregate == "median" ? aggregates.median : aggregates.mean) = value * seconds_per_unit(b.text("time_unit", "ns"), path);
+        if (const std::optional<element> repetitions = b.get("repetitions")) {
+            aggregates.repetitions = whole_number<std::size_t>(*repetitions).value_or(0);
+        }
+        return;
+    }
+    if (b.flag("error_occurred")) {  // a case that did not run: kept, with why
+        const std::string_view message = b.text("error_message");
+        if (const std::optional<element> process = b.get("vitals_process")) {
+            if (const std::optional<std::size_t> index = whole_number<std::size_t>(*process)) {
+                c.failed_processes.push_back(fmt::format("process {}: {}", *index + 1, message));
+            }
+        }
+        if (c.seconds.empty()) c.not_measured = message.rfind("skipped: ", 0) == 0 ? std::string(message) : fmt::format("failed: {}", message);
+        return;
+    }
+    c.not_measured.clear();
+    c.seconds.push_back(b.non_negative("real_time") * seconds_per_unit(b.text("time_unit", "ns"), path));
+    const std::optional<element> process = b.get("vitals_process");
+    const std::optional<int> index = process ? whole_number<int>(*process) : std::optional<int>(0);
+    if (!index || *index < 0 || *index > 1'000'000) throw_wrong_type(path, b.where("vitals_process"), "a process index", *process);
+    c.process.push_back(*index);
+    if (const std::optional<double> instructions = b.optional_number("instructions")) c.instructions = instructions;
+}
+
+ResultsFile parse_padded(std::string_view text, const std::string& path) {
+    ResultsFile file;
+    std::vector<CaseSamples>& cases = file.cases;
+    std::unordered_map<std::string, std::size_t> index;
+    std::vector<Aggregates> aggregates;
+    walk_results_document(
+        text, path,
+        [&](std::string_view key, const JsonPiece& member) {
+            if (key != "context") return;
+            file.context_json = std::string(member.text);
+            read_context(member.value, path, file);
+        },
+        [&](std::size_t entry, const JsonPiece& piece) {
+            Fields b(piece.value, path, fmt::format("benchmark entry {}", entry));
+            const std::string_view name = entry_name(b, path, entry);
+            b.name_owner(fmt::format("case '{}'", name));
+            auto [it, added] = index.try_emplace(std::string(name), cases.size());
+            if (added) {
+                cases.push_back({std::string(name), {}, std::string(b.text("label")), std::string(b.text("sub_label")),
+                                 std::string(b.text("description"))});
+                aggregates.emplace_back();
+            }
+            read_entry(b, name, path, cases[it->second], aggregates[it->second]);
+        });
+    for (std::size_t k = 0; k < cases.size(); ++k) {  // cases with aggregates only
+        CaseSamples& c = cases[k];
+        const Aggregates& a = aggregates[k];
+        if (!c.seconds.empty() || (!a.median && !a.mean)) continue;
+        c.seconds.push_back(a.median ? *a.median : *a.mean);
+        c.process.push_back(0);
+        c.aggregate_of = std::max<std::size_t>(a.repetitions, 1);
+        c.not_measured.clear();
+    }
+    return file;
+}
+
+// Where the value of `key`, a member of the (valid) object `object` itself, lies in its
+// text: offset and length; nullopt when the object has no such member.
+std::optional<std::pair<std::size_t, std::size_t>> member_value_span(std::string_view object, std::string_view key) {
+    int depth = 0;
+    for (std::size_t i = 0; i < object.size(); ++i) {
+        const char c = object[i];
+        if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        } else if (c == '"') {
+            const std::size_t open = i;
+            for (++i; object[i] != '"'; ++i) {
+                if (object[i] == '\\') ++i;
+            }
+            if (depth != 1) continue;
+            std::size_t colon = i + 1;
+            while (object[colon] == ' ' || object[colon] == '\t' || object[colon] == '\r' || object[colon] == '\n') ++colon;
+            if (object[colon] != ':' || object.substr(open + 1, i - open - 1) != key) continue;
+            std::size_t begin = colon + 1;
+            while (std::strchr(" \t\r\n", object[begin]) != nullptr) ++begin;
+            std::size_t end = begin;
+            while (std::strchr(",} \t\r\n", object[end]) == nullptr) ++end;  // a number: what the layout has there
+            return std::pair{begin, end - begin};
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -147,109 +296,13 @@ std::vector<CaseSamples> parse_results(std::string_view text, const std::string&
 }
 
 ResultsFile read_results_file(const std::string& path) {
-    const std::string text = read_whole_file(path);
-    return parse_results_file(text, path);
+    const simdjson::padded_string text = read_results_text(path);
+    return parse_padded(text, path);
 }
 
 ResultsFile parse_results_file(std::string_view text, const std::string& path) {
-    const json doc = parse_text(text, path);
-    ResultsFile file;
-    std::vector<CaseSamples>& cases = file.cases;
-    std::unordered_map<std::string, std::size_t> index;
-    try {
-        if (doc.is_object() && doc.contains("context") && doc.at("context").is_object()) {
-            const json& context = doc.at("context");
-            file.incomplete = context.value("vitals_incomplete", false);
-            if (context.contains("vitals_trace_dir") && context.at("vitals_trace_dir").is_string()) {
-                file.trace_dir = context.at("vitals_trace_dir").get<std::string>();
-            }
-            if (context.contains("vitals_cases_planned") && context.at("vitals_cases_planned").is_number_unsigned()) {
-                file.cases_planned = context.at("vitals_cases_planned").get<std::size_t>();
-            }
-        }
-        // Per case, its median and mean aggregates in seconds, and of how many repetitions:
-        // the stand-in for a case of an aggregates-only file.
-        struct Aggregates {
-            std::optional<double> median, mean;
-            std::size_t repetitions = 0;
-        };
-        std::unordered_map<std::string, Aggregates> aggregates;
-        for (const json& b : benchmarks_of(doc, path)) {
-            const std::string name = b.contains("run_name") ? b.at("run_name").get<std::string>() : b.at("name").get<std::string>();
-            if (name.empty()) throw ResultsFileError(fmt::format("'{}': a benchmark entry has an empty name", path));
-            const auto [it, added] = index.try_emplace(name, cases.size());
-            if (added) {
-                cases.push_back({name, {}, b.value("label", ""), b.value("sub_label", ""), b.value("description", "")});
-            }
-            if (const std::string type = b.value("run_type", "iteration"); type != "iteration") {
-                const std::string aggregate = b.value("aggregate_name", "");
-                if (type != "aggregate" || b.value("aggregate_unit", "time") != "time" ||
-                    (aggregate != "median" && aggregate != "mean") || b.value("error_occurred", false)) {
-                    continue;
-                }
-                const double value = b.at("real_time").get<double>();
-                if (!std::isfinite(value) || value < 0) {
-                    throw ResultsFileError(fmt::format("'{}': the {} of case '{}' has a real_time of {}", path, aggregate, name, value));
-                }
-                Aggregates& a = aggregates[name];
-                (aggregate == "median" ? a.median : a.mean) = value * seconds_per_unit(b.value("time_unit", "ns"), path);
-                const json& repetitions = b.contains("repetitions") ? b.at("repetitions") : json(0);
-                if (repetitions.is_number_unsigned()) a.repetitions = repetitions.get<std::size_t>();
-                continue;
-            }
-            if (b.value("error_occurred", false)) {  // a case that did not run: kept, with why
-                if (const json& process = b.contains("vitals_process") ? b.at("vitals_process") : json();
-                    process.is_number_unsigned()) {
-                    cases[it->second].failed_processes.push_back(
-                        fmt::format("process {}: {}", process.get<std::size_t>() + 1, b.value("error_message", "")));
-                }
-                if (cases[it->second].seconds.empty()) {
-                    const std::string message = b.value("error_message", "");
-                    cases[it->second].not_measured =
-                        message.rfind("skipped: ", 0) == 0 ? message : "failed: " + message;
-                }
-                continue;
-            }
-            cases[it->second].not_measured.clear();
-            const double value = b.at("real_time").get<double>();
-            if (!std::isfinite(value) || value < 0) {
-                throw ResultsFileError(fmt::format("'{}': case '{}' has a real_time of {}", path, name, value));
-            }
-            cases[it->second].seconds.push_back(value * seconds_per_unit(b.value("time_unit", "ns"), path));
-            const json& process = b.contains("vitals_process") ? b.at("vitals_process") : json(0);
-            const std::optional<int> process_index = process.is_number_integer() ? checked_integer<int>(process) : std::nullopt;
-            if (!process_index || *process_index < 0 || *process_index > 1'000'000) {
-                throw ResultsFileError(fmt::format("'{}': case '{}' has a vitals_process of {}; expected a process index",
-                                                   path, name, process.dump(-1, ' ', false, json::error_handler_t::replace)));
-            }
-            cases[it->second].process.push_back(*process_index);
-            if (b.contains("instructions") && b.at("instructions").is_number()) {
-                cases[it->second].instructions = b.at("instructions").get<double>();
-            }
-        }
-        for (const json& b : benchmarks_of(doc, path)) {  // work and roofline, from any entry of a case
-            if (!b.is_object() || (!b.contains("vitals_work") && !b.contains("vitals_roofline"))) continue;
-            const std::string name = b.contains("run_name") ? b.at("run_name").get<std::string>() : b.at("name").get<std::string>();
-            CaseSamples& c = cases[index.at(name)];
-            if (b.contains("vitals_work")) c.work = read_work(b.at("vitals_work"), path, name);
-            if (b.contains("vitals_roofline")) c.roofline = read_roofline(b.at("vitals_roofline"), path, name);
-        }
-        if (doc.is_object() && doc.contains("context") && doc.at("context").contains("vitals_machine")) {
-            file.ceilings = read_ceilings(doc.at("context").at("vitals_machine"), path);
-        }
-        for (CaseSamples& c : cases) {  // cases with aggregates only
-            const auto found = aggregates.find(c.name);
-            if (!c.seconds.empty() || found == aggregates.end()) continue;
-            const Aggregates& a = found->second;
-            c.seconds.push_back(a.median ? *a.median : *a.mean);
-            c.process.push_back(0);
-            c.aggregate_of = std::max<std::size_t>(a.repetitions, 1);
-            c.not_measured.clear();
-        }
-    } catch (const json::exception& e) {
-        throw ResultsFileError(fmt::format("'{}' does not have Google Benchmark's layout: {}", path, e.what()));
-    }
-    return file;
+    const simdjson::padded_string padded(text);
+    return parse_padded(padded, path);
 }
 
 std::size_t CaseSamples::process_count() const {
@@ -267,7 +320,7 @@ std::vector<double> CaseSamples::process_medians() const {
 }
 
 std::vector<CaseResult> read_case_results(const std::string& path) {
-    const json doc = parse_file(path);
+    const simdjson::padded_string text = read_results_text(path);
     struct Blocks {
         CaseResult result;
         std::int64_t number_per_run = 0;
@@ -275,103 +328,135 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
         TaskSpec task;
     };
     std::vector<Blocks> cases;
-    try {
-        for (const json& b : benchmarks_of(doc, path)) {
-            if (b.value("run_type", "iteration") != "iteration") continue;
-            const std::string name = b.value("run_name", b.value("name", ""));
+    walk_results_document(
+        text, path, [](std::string_view, const JsonPiece&) {},
+        [&](std::size_t entry, const JsonPiece& piece) {
+            Fields b(piece.value, path, fmt::format("benchmark entry {}", entry));
+            if (b.text("run_type", "iteration") != "iteration") return;
+            const std::string name(entry_name(b, path, entry));
+            b.name_owner(fmt::format("case '{}'", name));
             if (cases.empty() || cases.back().result.name != name) cases.push_back({CaseResult{name, std::nullopt, "", ""}, 0, {}, {}, {}});
             Blocks& c = cases.back();
-            if (b.value("error_occurred", false)) {
-                const std::string message = b.value("error_message", "");
-                if (b.value("vitals_status", "") == "skipped") {
+            if (b.flag("error_occurred")) {
+                const std::string message(b.text("error_message"));
+                if (b.text("vitals_status") == "skipped") {
                     c.result.skipped = message.rfind("skipped: ", 0) == 0 ? message.substr(9) : message;
                 } else {
                     c.result.error = message;
                 }
-                continue;
+                return;
             }
-            const std::optional<std::int64_t> iterations = checked_integer<std::int64_t>(b.at("iterations"));
-            if (!iterations || *iterations < 1) {
-                throw ResultsFileError(fmt::format("'{}': case '{}' has {} iterations; expected a whole number >= 1", path, name,
-                                                   b.at("iterations").dump(-1, ' ', false, json::error_handler_t::replace)));
+            const std::optional<element> iterations = b.get("iterations");
+            const std::optional<std::int64_t> number = iterations ? whole_number<std::int64_t>(*iterations) : std::nullopt;
+            if (!number || *number < 1) {
+                if (!iterations) throw ResultsFileError(fmt::format("'{}': case '{}' has no iterations", path, name));
+                throw_wrong_type(path, b.where("iterations"), "a whole number >= 1", *iterations);
             }
-            c.number_per_run = *iterations;
-            const std::optional<int> threads =
-                b.contains("num_threads") ? checked_integer<int>(b.at("num_threads")) : std::optional<int>(1);
+            c.number_per_run = *number;
+            const std::optional<element> threads_field = b.get("num_threads");
+            const std::optional<int> threads = threads_field ? whole_number<int>(*threads_field) : std::optional<int>(1);
             if (!threads || *threads < 1) {
-                throw ResultsFileError(fmt::format("'{}': case '{}' has num_threads {}; expected a whole number >= 1", path, name,
-                                                   b.at("num_threads").dump(-1, ' ', false, json::error_handler_t::replace)));
+                throw_wrong_type(path, b.where("num_threads"), "a whole number >= 1", *threads_field);
             }
-            const double scale = seconds_per_unit(b.value("time_unit", "ns"), path) * static_cast<double>(c.number_per_run);
-            c.raw.push_back(b.at("real_time").get<double>() * scale);
-            c.cpu.push_back(b.at("cpu_time").get<double>() * scale);
-            c.task = TaskSpec{"", "", "", b.value("label", ""), b.value("sub_label", ""), b.value("description", ""),
-                              b.value("env", ""), *threads,
-                              b.contains("vitals_work") ? read_work(b.at("vitals_work"), path, name) : WorkPerCall{}};
-            if (b.contains("instructions") && b.at("instructions").is_number()) c.result.instructions = b.at("instructions").get<double>();
-        }
-        std::vector<CaseResult> out;
+            const double scale = seconds_per_unit(b.text("time_unit", "ns"), path) * static_cast<double>(c.number_per_run);
+            c.raw.push_back(b.non_negative("real_time") * scale);
+            c.cpu.push_back(b.non_negative("cpu_time") * scale);
+            c.task = TaskSpec{"", "", "", std::string(b.text("label")), std::string(b.text("sub_label")),
+                              std::string(b.text("description")), std::string(b.text("env")), *threads,
+                              b.has("vitals_work") ? read_work(*b.get("vitals_work"), path, name) : WorkPerCall{}};
+            if (const std::optional<double> instructions = b.optional_number("instructions")) c.result.instructions = instructions;
+        });
+    std::vector<CaseResult> out;
+    try {
         for (Blocks& c : cases) {
             if (!c.raw.empty()) c.result.measurement.emplace(c.number_per_run, std::move(c.raw), std::move(c.task), std::move(c.cpu));
             out.push_back(std::move(c.result));
         }
-        return out;
-    } catch (const json::exception& e) {
-        throw ResultsFileError(fmt::format("'{}' is not a results file vitals wrote: {}", path, e.what()));
     } catch (const std::invalid_argument& e) {
         throw ResultsFileError(fmt::format("'{}' is not a results file vitals wrote: {}", path, e.what()));
     }
+    return out;
+}
+
+void merge_results(const std::vector<std::string>& paths, const std::function<void(std::string_view)>& give) {
+    // Pieces given on in blocks of about a megabyte: a write per entry would cost a
+    // system call each.
+    std::string pending;
+    const auto write = [&](std::string_view piece) {
+        pending += piece;
+        if (pending.size() >= (std::size_t{1} << 20)) {
+            give(pending);
+            pending.clear();
+        }
+    };
+    std::vector<std::string> incomplete;
+    nlohmann::json context;  // the first file's
+    std::map<std::string, std::size_t, std::less<>> owner;  // case -> index of the file it came from
+    std::size_t family = 0;
+    std::size_t written = 0;
+    write("{\n  \"benchmarks\": [");
+    for (std::size_t file = 0; file < paths.size(); ++file) {
+        const std::string& path = paths[file];
+        const simdjson::padded_string text = read_results_text(path);
+        std::map<std::string, std::size_t, std::less<>> families;  // renumbered so families stay unique
+        walk_results_document(
+            text, path,
+            [&](std::string_view key, const JsonPiece& member) {
+                if (key != "context" || member.value.type() != element_type::OBJECT) return;
+                if (file == 0) context = nlohmann::json::parse(member.text);
+                const std::optional<element> mark = Fields(member.value, path, "the context").get("vitals_incomplete");
+                if (mark && mark->type() == element_type::BOOL && bool(*mark)) {
+                    incomplete.push_back(path);  // an interrupted run stays marked in the joined file
+                }
+            },
+            [&](std::size_t entry, const JsonPiece& piece) {
+                if (piece.value.type() != element_type::OBJECT) {
+                    throw_wrong_type(path, fmt::format("benchmark entry {}", entry), "an object", piece.value);
+                }
+                const Fields b(piece.value, path, fmt::format("benchmark entry {}", entry));
+                const std::string_view name = entry_name(b, path, entry);
+                const auto [it, added] = owner.try_emplace(std::string(name), file);
+                if (!added && it->second != file) {
+                    throw ResultsFileError(fmt::format("case '{}' is in both '{}' and '{}'; merge joins disjoint shards",
+                                                       name, paths[it->second], path));
+                }
+                const auto [f, fresh] = families.try_emplace(std::string(name), family);
+                if (fresh) ++family;
+                // The entry as written, with its family_index renumbered.
+                const std::string index = std::to_string(f->second);
+                write(written++ == 0 ? "\n    " : ",\n    ");
+                if (const auto span = member_value_span(piece.text, "family_index"); span && b.get("family_index")->type() != element_type::OBJECT &&
+                                                                                   b.get("family_index")->type() != element_type::ARRAY) {
+                    write(piece.text.substr(0, span->first));
+                    write(index);
+                    write(piece.text.substr(span->first + span->second));
+                } else {
+                    write("{\n      \"family_index\": " + index + ",");  // before the name every entry has
+                    write(piece.text.substr(1));
+                }
+            });
+    }
+    write(written == 0 ? "],\n" : "\n  ],\n");
+    if (!context.is_object()) context = nlohmann::json::object();
+    context["vitals_merged_from"] = paths;
+    context.erase("vitals_incomplete");
+    context.erase("vitals_cases_planned");
+    if (!incomplete.empty()) {
+        context["vitals_incomplete"] = true;
+        context["vitals_incomplete_inputs"] = incomplete;
+    }
+    context["vitals_shard"] = "";
+    std::string text = dump_document(context);  // indented one level more, as a member
+    text.pop_back();
+    for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, "  ");
+    write("  \"context\": " + text + "\n}\n");
+    give(pending);
 }
 
 std::string merge_results(const std::vector<std::string>& paths) {
-    std::vector<std::string> incomplete;
-    json merged;
-    json benchmarks = json::array();
-    std::map<std::string, std::size_t> owner;  // case -> index of the file it came from
-    int family = 0;
-    for (std::size_t file = 0; file < paths.size(); ++file) {
-        const std::string& path = paths[file];
-        const json doc = parse_file(path);
-        const json& list = benchmarks_of(doc, path);
-        const bool has_context = doc.contains("context") && doc.at("context").is_object();
-        if (merged.is_null()) merged["context"] = has_context ? doc.at("context") : json::object();
-        const json* incomplete_mark = has_context && doc.at("context").contains("vitals_incomplete")
-                                          ? &doc.at("context").at("vitals_incomplete")
-                                          : nullptr;
-        if (incomplete_mark != nullptr && incomplete_mark->is_boolean() && incomplete_mark->get<bool>()) {
-            incomplete.push_back(path);  // an interrupted run stays marked in the joined file
-        }
-        std::map<std::string, int> families;  // renumbered so families stay unique
-        for (json b : list) {
-            const json* name_field = b.is_object() ? (b.contains("run_name") ? &b.at("run_name") : b.contains("name") ? &b.at("name") : nullptr)
-                                                   : nullptr;
-            if (name_field == nullptr || !name_field->is_string()) {
-                throw ResultsFileError(fmt::format("'{}': a benchmark entry has no name (a string); give a results file "
-                                                   "written by --json or by Google Benchmark",
-                                                   path));
-            }
-            const std::string name = name_field->get<std::string>();
-            const auto [it, added] = owner.try_emplace(name, file);
-            if (!added && it->second != file) {
-                throw ResultsFileError(fmt::format("case '{}' is in both '{}' and '{}'; merge joins disjoint shards",
-                                                   name, paths[it->second], path));
-            }
-            const auto [f, fresh] = families.try_emplace(name, family);
-            if (fresh) ++family;
-            b["family_index"] = f->second;
-            benchmarks.push_back(std::move(b));
-        }
-    }
-    merged["context"]["vitals_merged_from"] = paths;
-    merged["context"].erase("vitals_incomplete");
-    merged["context"].erase("vitals_cases_planned");
-    if (!incomplete.empty()) {
-        merged["context"]["vitals_incomplete"] = true;
-        merged["context"]["vitals_incomplete_inputs"] = incomplete;
-    }
-    merged["context"]["vitals_shard"] = "";
-    merged["benchmarks"] = std::move(benchmarks);
-    return dump_document(merged);
+    std::string merged;
+    merge_results(paths, [&](std::string_view piece) { merged += piece; });
+    return merged;
 }
 
 }  // namespace vitals

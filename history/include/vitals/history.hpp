@@ -34,12 +34,12 @@ struct Machine {
     std::string fingerprint() const;
 };
 
-// This machine, as a results file written here describes it (machine_of_results_file).
+// This machine, as a results file written here describes it (machine_of_results).
 Machine this_machine();
 
 // The machine a results file was measured on, from its context (host_name, num_cpus,
-// vitals_cpu_model, vitals_max_cpu_isa). Throws ResultsFileError when it cannot be read.
-Machine machine_of_results_file(const std::string& path);
+// vitals_cpu_model, vitals_max_cpu_isa); what the context lacks stays empty.
+Machine machine_of_results(const ResultsFile& file);
 
 struct RunInfo {
     std::string commit;  // the commit's hash (or any name of it)

@@ -2,6 +2,7 @@
 // read those files read ours.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <utility>
 #include <stdexcept>
@@ -133,6 +134,9 @@ struct ResultsFile {
     // The folder of the cases' traces (run --trace-dir), as written in the file: relative
     // to the file's folder unless absolute; empty when the run wrote none.
     std::string trace_dir;
+    // The file's "context" object as written (JSON text; empty when it has none), for what
+    // else a reader wants of it.
+    std::string context_json;
 };
 
 // The case of that name, or nullptr.
@@ -182,7 +186,10 @@ std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results);
 
 // Joins shard files into one document: their cases in file order, the first file's
 // context plus "vitals_merged_from". Throws ResultsFileError for bad files or a case
-// that appears in two of them.
+// that appears in two of them. The entries are copied as written, one file in memory at a
+// time, and given to `write` piece by piece; on an error, what was given stays given.
+void merge_results(const std::vector<std::string>& paths, const std::function<void(std::string_view)>& write);
+// The same, whole, in a string.
 std::string merge_results(const std::vector<std::string>& paths);
 
 }  // namespace vitals

@@ -138,9 +138,8 @@ private:
         }
         history::Store store = open_store(db_);
         for (auto& [path, file] : files) {
-            history::RunInfo run{commit, branch, time, {}, path};
+            const history::RunInfo run{commit, branch, time, history::machine_of_results(file), path};
             try {
-                run.machine = history::machine_of_results_file(path);
                 const std::size_t recorded = store.add(run, file.cases, replace_);
                 fmt::print("{}: {} case{} of commit {} ({}, {}) recorded in {}\n", terminal_safe(path), recorded,
                            recorded == 1 ? "" : "s", short_commit(commit), terminal_safe(branch),

@@ -19,13 +19,11 @@ public:
 
     void run(const CommandContext&) override {
         const OutputFile output = *output_.prepare({.inputs = {inputs_.begin(), inputs_.end()}});  // before the inputs are read
-        std::string merged;
-        try {
-            merged = merge_results(inputs_);
+        try {  // streamed: a bad input leaves no file behind (or, on a descriptor, what was written before it)
+            output.write_streamed([&](const WritePiece& write) { merge_results(inputs_, write); });
         } catch (const ResultsFileError& e) {
             throw UsageError(e.what());
         }
-        output.write(merged);
         fmt::print(stderr, "merged {} file{} into {}\n", inputs_.size(), inputs_.size() > 1 ? "s" : "", output_.path());
     }
 
