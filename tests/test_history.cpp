@@ -152,8 +152,8 @@ TEST_P(History, BadTimesAndCasesWithoutBlocks) {
     EXPECT_EQ(store.series().size(), 1u);
 }
 
+// Both start on an empty database: the first creation of the tables is raced too.
 TEST_P(History, TwoWritersAtOnceBothLand) {
-    { Store create(location_); }
     const auto writer = [&](const std::string& prefix) {
         Store store(location_);
         for (int i = 0; i < 20; ++i) {

@@ -69,7 +69,13 @@ public:
         return rows;
     }
 
-    void begin_write() override { query("BEGIN"); }
+    // Writers take turns on one lock of the database: two first writers to an empty one
+    // would otherwise race to create the same tables (CREATE TABLE IF NOT EXISTS is not
+    // safe against a concurrent twin), and a run is short to write.
+    void begin_write() override {
+        query("BEGIN");
+        query("SELECT pg_advisory_xact_lock(7438019251)");  // vitals' lock number, any constant
+    }
 
     std::vector<std::string> tables() override {
         std::vector<std::string> out;
