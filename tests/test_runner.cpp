@@ -308,3 +308,40 @@ TEST(Runner, AFamilyThatCannotRunHereIsSkippedNotFatal) {
     EXPECT_NE(r.out.find("a case family was skipped: no accelerator"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("no widget here"), std::string::npos) << r.out;
 }
+
+// Google Benchmark's habits: its flags run the program as `run` with their vitals
+// equivalents; one without an equivalent is refused with what to use instead.
+TEST(Runner, GoogleBenchmarkFlagsRunAsTheirVitalsEquivalents) {
+    const fs::path out = fs::temp_directory_path() / ("vitals-gbench-flags-" + std::to_string(::getpid()) + ".json");
+    const CommandResult ran = run("vitals_fixture_bench", "--benchmark_filter='^fixture/(sqrt|family/1)$' --benchmark_min_time=0.01s "
+                                                          "--benchmark_out=" + out.string() +
+                                                          " --benchmark_out_format=json --benchmark_time_unit=us");
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+    nlohmann::json doc;
+    {
+        std::ifstream in(out);
+        doc = nlohmann::json::parse(in);
+    }
+    fs::remove(out);
+    std::set<std::string> names;
+    for (const nlohmann::json& b : doc.at("benchmarks")) {
+        names.insert(b.at("run_name").get<std::string>());
+        EXPECT_EQ(b.at("time_unit"), "us");
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"fixture/sqrt", "fixture/family/1"}));
+
+    const CommandResult listed = run("vitals_fixture_bench", "--benchmark_list_tests=true --benchmark_filter=family");
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_EQ(listed.out, "fixture/family/1\nfixture/family/2\n");
+
+    const CommandResult repeated = run("vitals_fixture_bench", "--benchmark_repetitions=5");
+    EXPECT_EQ(repeated.exit_code, 2);
+    EXPECT_NE(repeated.err.find("--benchmark_repetitions=5: "), std::string::npos) << repeated.err;
+    EXPECT_NE(repeated.err.find("--processes N"), std::string::npos) << repeated.err;
+    const CommandResult negated = run("vitals_fixture_bench", "run --benchmark_filter=-sqrt");
+    EXPECT_EQ(negated.exit_code, 2);
+    EXPECT_NE(negated.err.find("no negation"), std::string::npos) << negated.err;
+    const CommandResult iterations = run("vitals_fixture_bench", "--benchmark_min_time=100x");
+    EXPECT_EQ(iterations.exit_code, 2);
+    EXPECT_NE(iterations.err.find("not a count of iterations"), std::string::npos) << iterations.err;
+}

@@ -165,6 +165,7 @@ void read_context(element context, const std::string& path, ResultsFile& file) {
     if (context.type() != element_type::OBJECT) return;
     const Fields f(context, path, "the context");
     file.incomplete = f.flag("vitals_incomplete");
+    file.written_by_vitals = f.has("vitals_schema_version");
     if (const std::optional<element> dir = f.get("vitals_trace_dir"); dir && dir->type() == element_type::STRING) {
         file.trace_dir = std::string(std::string_view(*dir));
     }

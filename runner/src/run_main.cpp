@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "command.hpp"
+#include "google_benchmark_flags.hpp"
 #include "vitals/runner.hpp"
 
 namespace vitals {
@@ -141,9 +142,16 @@ int run_main(int argc, char** argv, const Registry& registry) {
         command->declare(*sub);
         commands.emplace_back(sub, std::move(command));
     }
-    const CommandContext context{registry, argc > 0 ? argv[0] : "vitals", {argv, argv + argc}};
     try {
         for (const std::string& problem : registry.problems()) throw UsageError(problem);
+        // Google Benchmark's flags, as its users type them, become vitals' own.
+        std::vector<std::string> args = translate_google_benchmark_flags({argv, argv + argc});
+        std::vector<char*> translated;
+        for (std::string& arg : args) translated.push_back(arg.data());
+        translated.push_back(nullptr);
+        argc = static_cast<int>(args.size());
+        argv = translated.data();
+        const CommandContext context{registry, argc > 0 ? argv[0] : "vitals", {argv, argv + argc}};
         check_first_argument(argc, argv);
         if (parse(app, argc, argv)) return 0;
         for (auto& [sub, command] : commands) {

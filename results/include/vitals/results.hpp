@@ -146,6 +146,8 @@ struct ResultsFile {
     // The folder of the cases' traces (run --trace-dir), as written in the file: relative
     // to the file's folder unless absolute; empty when the run wrote none.
     std::string trace_dir;
+    // Its context has vitals_schema_version: vitals wrote it (else Google Benchmark did).
+    bool written_by_vitals = false;
     // The file's "context" object as written (JSON text; empty when it has none), for what
     // else a reader wants of it.
     std::string context_json;
