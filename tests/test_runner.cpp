@@ -345,3 +345,17 @@ TEST(Runner, GoogleBenchmarkFlagsRunAsTheirVitalsEquivalents) {
     EXPECT_EQ(iterations.exit_code, 2);
     EXPECT_NE(iterations.err.find("not a count of iterations"), std::string::npos) << iterations.err;
 }
+
+// A program's help calls it by its own name, lists the sort keys, and states ranges as a
+// reader would write them.
+TEST(Runner, HelpSpeaksOfTheProgramByItsName) {
+    const CommandResult help = run("vitals_fixture_bench", "--help");
+    EXPECT_EQ(help.exit_code, 0);
+    EXPECT_NE(help.out.find("Usage: vitals_fixture_bench [OPTIONS] SUBCOMMAND"), std::string::npos) << help.out;
+    const CommandResult wrong = run("vitals_fixture_bench", "frobnicate");
+    EXPECT_NE(wrong.err.find("(see 'vitals_fixture_bench --help')"), std::string::npos) << wrong.err;
+    const CommandResult profile = run("vitals_fixture_bench", "profile --help");
+    EXPECT_NE(profile.out.find("cpu_time_total, "), std::string::npos) << profile.out;  // the --sort-by keys
+    EXPECT_NE(profile.out.find("--steps INT:>= 1"), std::string::npos) << profile.out;
+    EXPECT_EQ(profile.out.find("1099511627776"), std::string::npos) << profile.out;
+}

@@ -66,6 +66,13 @@ CLI::Validator finite_non_negative() {
     return number_validator([](double v) { return std::isfinite(v) && v >= 0.0; }, "a finite number >= 0", "NUMBER>=0");
 }
 
+// How --help shows a range: "INT >= 1" when the top is only a sanity cap (2^40 and
+// up), else "INT in 1..1000".
+static std::string integer_range_text(std::int64_t min, std::int64_t max) {
+    if (max >= (std::int64_t{1} << 40)) return fmt::format(">= {}", min);
+    return fmt::format("in {}..{}", min, max);
+}
+
 CLI::Validator decimal_integer(std::int64_t min, std::int64_t max) {
     return CLI::Validator(
         [min, max](std::string& input) -> std::string {
@@ -85,7 +92,7 @@ CLI::Validator decimal_integer(std::int64_t min, std::int64_t max) {
             input = std::to_string(value);
             return "";
         },
-        fmt::format("INT[{}..{}]", min, max));
+        integer_range_text(min, max));
 }
 
 void ReportFlags::declare(CLI::App& app) {
