@@ -8,6 +8,7 @@ Checks, in each of compare.py's modes:
   - two aggregates-only vitals files: one row per aggregate, none per block, and
     vitals compare, report and merge read them (a Google Benchmark aggregates-only file
     too);
+  - `filters`: two cases of one vitals file (f32 against f64);
   - `benchmarksfiltered`: a vitals case written with --time-unit us against a Google
     Benchmark entry in microseconds pairs (compare.py pairs entries of one unit only);
   - two `--json-layout medians` files: one row per case, none per block or aggregate,
@@ -103,7 +104,13 @@ def main():
     if "`BM_Sum`" not in markdown:
         fail("vitals report --markdown of a Google Benchmark aggregates-only file has no row:\n" + markdown)
 
-    # 3. A vitals case against a Google Benchmark entry in microseconds.
+    # 3a. `filters`: two cases of one vitals file, f32 against f64, paired under one name.
+    rows = compare_py("filters", path("before.json"), "cpu-f32", "cpu-f64", dump=path("filters.json"))
+    pairs = [r for r in rows if r["run_type"] == "iteration" and r["measurements"]]
+    if len(pairs) != 1 or len(pairs[0]["measurements"]) < 2:
+        fail(f"compare.py filters should pair the f32 case's blocks with the f64 case's: {rows}")
+
+    # 3b. A vitals case against a Google Benchmark entry in microseconds.
     run([vitals, "run", *measure, "--json", path("before_us.json"), "--time-unit", "us"])
     gb_file = path("gbench.json")
     run([gbench_sample, "--benchmark_repetitions=9", "--benchmark_min_time=0.01", f"--benchmark_out={gb_file}",
