@@ -28,6 +28,7 @@ TEST(ResultsJson, ContextDescribesTheMachine) {
     const json doc = json::parse(vitals::results_to_json(sample_results(), "/bin/bench"));
     const json& context = doc.at("context");
     EXPECT_EQ(context.at("vitals_schema_version"), 1);
+    EXPECT_TRUE(context.at("vitals_machine_check").is_array());  // what vitals doctor would warn of
     EXPECT_EQ(context.at("executable"), "/bin/bench");
     EXPECT_GE(context.at("num_cpus").get<int>(), 1);
     EXPECT_TRUE(context.at("date").is_string());

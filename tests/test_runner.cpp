@@ -359,3 +359,27 @@ TEST(Runner, HelpSpeaksOfTheProgramByItsName) {
     EXPECT_NE(profile.out.find("--steps INT:>= 1"), std::string::npos) << profile.out;
     EXPECT_EQ(profile.out.find("1099511627776"), std::string::npos) << profile.out;
 }
+
+// doctor checks the machine it runs on: a line per check, the JSON parsed back.
+TEST(Runner, DoctorPrintsEveryCheckAndItsJson) {
+    const fs::path out = fs::temp_directory_path() / ("vitals-doctor-" + std::to_string(::getpid()) + ".json");
+    const CommandResult r = run("vitals_fixture_bench", "doctor --sample 0.05 --json " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* check : {"CPU governor: ", "SMT siblings: ", "isolated CPUs: ", "load: ", "busy processes: "}) {
+        EXPECT_NE(r.out.find(check), std::string::npos) << check << "\n" << r.out;
+    }
+    nlohmann::json findings;
+    {
+        std::ifstream in(out);
+        findings = nlohmann::json::parse(in);
+    }
+    fs::remove(out);
+    ASSERT_TRUE(findings.is_array());
+    for (const nlohmann::json& f : findings) {
+        const std::string verdict = f.at("verdict");
+        EXPECT_TRUE(verdict == "ok" || verdict == "note" || verdict == "warn") << f;
+        const std::string line = verdict + std::string(6 - verdict.size(), ' ') + f.at("what").get<std::string>() + ": ";
+        EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+    }
+    EXPECT_EQ(run("vitals_fixture_bench", "doctor --sample -1").exit_code, 2);
+}

@@ -19,6 +19,7 @@
 #include "vitals/cpu_info.hpp"
 #include "vitals/local_time.hpp"
 #include "vitals/machine.hpp"
+#include "vitals/machine_check.hpp"
 #include "vitals/number_text.hpp"
 #include "vitals/stats.hpp"
 
@@ -67,6 +68,14 @@ json context(const std::string& executable, const RunContext& run) {
         {"vitals_schema_version", kResultsSchemaVersion},
         {"vitals_shard", run.shard},
     };
+    // What would disturb the results (vitals doctor's notes and warnings).
+    json disturbances = json::array();
+    for (const machine::Finding& f : machine::check_machine({.sample_seconds = 0})) {
+        if (f.verdict != machine::Verdict::ok) {
+            disturbances.push_back({{"what", f.what}, {"state", f.state}, {"verdict", machine::verdict_name(f.verdict)}});
+        }
+    }
+    document["vitals_machine_check"] = std::move(disturbances);
     // A cap on the kernels' vector paths (kernels/src/scan/staged_hits.hpp): the figures are
     // those of the narrower paths, which whoever reads the file should know.
     if (const char* cap = std::getenv("VITALS_MAX_CPU_ISA"); cap != nullptr && *cap != '\0') {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "command.hpp"
+#include "vitals/machine_check.hpp"
 #include "vitals/results/markup.hpp"
 
 namespace vitals::cli {
@@ -97,6 +98,12 @@ ResultsFile read_results_file_or_usage_error(const std::string& path, std::vecto
                                        file.cases_planned > 0 ? fmt::format(" of {} planned", file.cases_planned) : ""));
     }
     return file;
+}
+
+void note_machine_disturbances() {
+    // No sampling of other processes here: the load stands for them, and a run starts now.
+    const std::string summary = machine::warnings_summary(machine::check_machine({.sample_seconds = 0}));
+    if (!summary.empty()) fmt::print(stderr, "vitals: note: this machine may disturb the results: {} (see 'vitals doctor')\n", summary);
 }
 
 }  // namespace vitals::cli

@@ -35,6 +35,7 @@ const std::vector<CommandEntry>& command_table() {
          &make_history_command},
         {"profile", "Run a case's statement step by step under the profiler; print tables", &make_profile_command},
         {"machine", "Measure this machine's bandwidth per cache level and peak FLOP/s (cached)", &make_machine_command},
+        {"doctor", "Check what on this machine would disturb measurements, and how to fix it", &make_doctor_command},
     };
     return table;
 }

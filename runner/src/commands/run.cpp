@@ -204,6 +204,7 @@ public:
         if (shard && !worker_of_) {
             fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
         }
+        if (!worker_of_) note_machine_disturbances();
         // The results file, checked and its folder held before measuring: a relative path
         // stays where the run started, whatever a case does. An interrupted run writes
         // beside it, never over it ("out.json" -> "out.partial.json").

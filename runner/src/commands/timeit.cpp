@@ -47,6 +47,7 @@ public:
             return;
         }
         output_ = json_.prepare({});  // before measuring
+        note_machine_disturbances();
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) {
             print_with_instructions(context, c, std::move(result), count_number);

@@ -1,0 +1,96 @@
+// The machine check (vitals doctor) on a folder of known /proc and /sys files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "vitals/machine_check.hpp"
+
+namespace fs = std::filesystem;
+using vitals::machine::Finding;
+using vitals::machine::Verdict;
+
+namespace {
+
+class MachineCheck : public ::testing::Test {
+protected:
+    void SetUp() override {
+        root_ = fs::temp_directory_path() / ("vitals-machine-check-" + std::to_string(::getpid()));
+        fs::remove_all(root_);
+    }
+    void TearDown() override { fs::remove_all(root_); }
+
+    void put(const std::string& path, const std::string& text) {
+        fs::create_directories((root_ / path).parent_path());
+        std::ofstream(root_ / path) << text << "\n";
+    }
+    const Finding& find(const std::vector<Finding>& findings, const std::string& what) {
+        for (const Finding& f : findings) {
+            if (f.what == what) return f;
+        }
+        ADD_FAILURE() << "no finding '" << what << "'";
+        static const Finding none;
+        return none;
+    }
+
+    fs::path root_;
+};
+
+}  // namespace
+
+TEST_F(MachineCheck, EachDisturbanceIsFoundWithItsFix) {
+    put("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave");
+    put("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance");
+    put("sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,2");
+    put("sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1");
+    put("sys/devices/system/cpu/cpufreq/boost", "1");
+    put("sys/devices/system/cpu/isolated", "1");
+    put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu sse2 avx2 hypervisor lahf_lm");
+    put("sys/devices/system/clocksource/clocksource0/current_clocksource", "hpet");
+    put("sys/devices/system/clocksource/clocksource0/available_clocksource", "tsc hpet acpi_pm");
+    put("proc/sys/kernel/randomize_va_space", "0");
+    put("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never");
+    put("proc/sys/kernel/perf_event_paranoid", "3");
+    put("proc/loadavg", "3.50 2.00 1.00 2/100 1234");
+    const std::vector<Finding> found = vitals::machine::check_machine({.root = root_, .cpus = {0, 1}, .sample_seconds = 0});
+
+    const Finding& governor = find(found, "CPU governor");
+    EXPECT_EQ(governor.verdict, Verdict::warn);
+    EXPECT_EQ(governor.state, "performance on CPUs 1, powersave on CPUs 0");
+    EXPECT_EQ(governor.fix, "sudo cpupower frequency-set --governor performance");
+    EXPECT_EQ(find(found, "frequency boost").verdict, Verdict::warn);
+    EXPECT_EQ(find(found, "SMT siblings").state, "CPUs 0,2 share a core");
+    EXPECT_EQ(find(found, "isolated CPUs").state, "not the benchmark's (1)");
+    EXPECT_EQ(find(found, "hypervisor").verdict, Verdict::note);
+    const Finding& clock = find(found, "clock source");
+    EXPECT_EQ(clock.verdict, Verdict::warn);
+    EXPECT_EQ(clock.fix, "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource");
+    EXPECT_EQ(find(found, "ASLR").state, "off");
+    EXPECT_EQ(find(found, "transparent huge pages").state, "always");
+    // Counters are closed at level 3 to everyone but root.
+    EXPECT_EQ(find(found, "perf_event_paranoid").verdict, ::geteuid() == 0 ? Verdict::ok : Verdict::note);
+    const Finding& load = find(found, "load");
+    EXPECT_EQ(load.state, "3.50 over the last minute (2 CPUs)");
+    EXPECT_EQ(load.verdict, Verdict::warn);
+    EXPECT_EQ(vitals::machine::warnings_summary(found),
+              "CPU governor performance on CPUs 1, powersave on CPUs 0; frequency boost on; clock source hpet; "
+              "load 3.50 over the last minute (2 CPUs)");
+}
+
+TEST_F(MachineCheck, AQuietTunedMachineHasNoWarning) {
+    put("sys/devices/system/cpu/cpu3/cpufreq/scaling_governor", "performance");
+    put("sys/devices/system/cpu/intel_pstate/no_turbo", "1");
+    put("sys/devices/system/cpu/cpu3/topology/thread_siblings_list", "3");
+    put("sys/devices/system/cpu/isolated", "2-3");
+    put("sys/devices/system/cpu/nohz_full", "2-3");
+    put("proc/cpuinfo", "flags\t\t: fpu sse2 avx2");
+    put("sys/devices/system/clocksource/clocksource0/current_clocksource", "tsc");
+    put("proc/sys/kernel/randomize_va_space", "2");
+    put("proc/loadavg", "0.05 0.10 0.10 1/90 77");
+    const std::vector<Finding> found = vitals::machine::check_machine({.root = root_, .cpus = {3}, .sample_seconds = 0});
+    for (const Finding& f : found) EXPECT_EQ(f.verdict, Verdict::ok) << f.what << ": " << f.state;
+    EXPECT_EQ(find(found, "isolated CPUs").state, "2-3 (isolcpus), nohz_full 2-3");
+    EXPECT_EQ(find(found, "hypervisor").state, "none (bare metal)");
+    EXPECT_EQ(vitals::machine::warnings_summary(found), "");
+}
