@@ -298,3 +298,22 @@ TEST(Timer, MaxRunTimeBoundsTheCallsWallTime) {
         EXPECT_LT(timed_total, kMaxRunTime * 0.5) << "the setups, not the blocks, used up the time";
     }
 }
+
+// Cache::cold: every block is one call, after the setup and the eviction; timeit(n) is n
+// such blocks. (How much slower a cold call is: scripts/check-cold.sh.)
+TEST(Timer, ColdCacheMeasuresOneCallABlock) {
+    int calls = 0, setups = 0;
+    vitals::Timer timer({.stmt = [&] { ++calls; }, .setup = [&] { ++setups; }, .cache = vitals::Cache::cold});
+    EXPECT_EQ(timer.cache(), vitals::Cache::cold);
+    const vitals::Measurement m = timer.blocked_autorange({.min_run_time = 0.02});
+    EXPECT_EQ(m.number_per_run(), 1);
+    EXPECT_EQ(static_cast<int>(m.raw_times().size()), calls);
+    EXPECT_EQ(setups, calls);
+    calls = 0;
+    const vitals::Measurement t = timer.timeit(5);
+    EXPECT_EQ(t.number_per_run(), 1);
+    EXPECT_EQ(t.raw_times().size(), 5u);
+    EXPECT_EQ(calls, 5);
+    timer.set_cache(vitals::Cache::warm);
+    EXPECT_GT(timer.blocked_autorange({.min_run_time = 0.02}).number_per_run(), 1);
+}

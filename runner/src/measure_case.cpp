@@ -49,6 +49,7 @@ CaseResult run_case(const Case& c, const MeasureOptions& o, double timeout_secon
     } in_case;
     try {
         Timer timer = c.timer();
+        if (o.cold) timer.set_cache(Cache::cold);
         result.measurement = measure(timer, o, timeout_seconds);
     } catch (const TimedOut& e) {
         result.error = fmt::format("case '{}' {}", c.name, e.what());

@@ -33,6 +33,9 @@ void MeasureOptions::declare(CLI::App& app) {
                                                    "(default {})",
                                                    adaptive_defaults.max_run_time))
                             ->check(positive_seconds()));
+    declared_.push_back(app.add_flag("--cold", cold,
+                                     "Evict the caches before every call (outside the timed region): each block is one "
+                                     "call whose data come from memory"));
 }
 
 void MeasureOptions::validate() const {

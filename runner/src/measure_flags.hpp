@@ -22,8 +22,9 @@ struct MeasureOptions {
     std::optional<double> max_run_time;
     std::optional<double> precision;  // adaptive, until the median's 95% interval is within +/- this
     std::optional<std::int64_t> number;  // a single timeit(number) block (timeit --number)
+    bool cold = false;                   // Cache::cold: the caches evicted before every call
 
-    // Declares --min-run-time, --adaptive, --threshold, --precision, --max-run-time.
+    // Declares --min-run-time, --adaptive, --threshold, --precision, --max-run-time, --cold.
     void declare(CLI::App& app);
     // UsageError for combinations the flags alone cannot refuse.
     void validate() const;

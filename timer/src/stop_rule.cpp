@@ -98,7 +98,8 @@ bool StopRule::add_block(double seconds, double wall_seconds) {
         can_stop = interval && interval->first >= median * (1 - target_) && interval->second <= median * (1 + target_);
     }
     const double wall = wall_seconds < 0 ? total_ : wall_seconds;
-    stop_ = (total_ >= min_run_time_ && can_stop) || (max_run_time_ && (total_ > *max_run_time_ || wall > *max_run_time_));
+    const double gathered = wall_counts_ ? std::max(total_, wall) : total_;
+    stop_ = (gathered >= min_run_time_ && can_stop) || (max_run_time_ && (total_ > *max_run_time_ || wall > *max_run_time_));
     return stop_;
 }
 

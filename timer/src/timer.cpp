@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -36,6 +37,27 @@ TaskSpec task_spec_of(const TimerOptions& o) {
                     WorkPerCall{o.bytes_per_call, o.flops_per_call, o.items_per_call, o.working_set_bytes, o.f64_flops}};
 }
 
+volatile unsigned eviction_sum = 0;
+
+// Cache::cold: reads a buffer of twice the last-level cache (at least 32 MiB), a line at a
+// time, so every line of the statement's data is gone. Reads, not writes: written lines
+// would sit dirty in the cache and be written back while the statement runs, a cost a
+// call whose data come from memory does not pay.
+void evict_caches() {
+    static const std::vector<unsigned char> buffer = [] {
+        long last_level = 0;
+        for (const int level : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+            last_level = std::max(last_level, ::sysconf(level));
+        }
+        const std::size_t bytes = std::max<std::size_t>(std::size_t{32} << 20, 2 * static_cast<std::size_t>(std::max(last_level, 0L)));
+        return std::vector<unsigned char>(bytes, 1);
+    }();
+    constexpr std::size_t kLine = 64;
+    unsigned sum = 0;
+    for (std::size_t i = 0; i < buffer.size(); i += kLine) sum += buffer[i];
+    eviction_sum = sum;  // the reads are kept
+}
+
 }  // namespace
 
 Timer::Run::Hold::Hold(std::atomic<bool>& flag) : flag_(flag) {
@@ -55,6 +77,7 @@ Timer::Run::Run(TimerOptions& options, bool& global_setup_done, std::atomic<bool
 
 Timer::Run::BlockTime Timer::Run::timed_block(std::int64_t number, const TaskSpec& task) {
     options_.setup.run(1);
+    if (options_.cache == Cache::cold) evict_caches();
     std::optional<profiler::RecordFunction> annotation;  // only while a profile records
     if (profiler::is_recording()) [[unlikely]] {
         annotation.emplace(profiler::copy_name, fmt::format("Timer block: {} ({} call{})", task.title(), number, number == 1 ? "" : "s"));
@@ -102,6 +125,7 @@ Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(ta
 }
 
 std::int64_t Timer::estimate_block_size(Run& run, double min_run_time) {
+    if (options_.cache == Cache::cold) return 1;  // one call a block: only the first call of a block would be cold
     if (options_.cuda_stream) {
         // One untimed call first: cuBLAS handles, lazy module loading and the memory
         // pool's first growth belong to no block, or they would size the blocks.
@@ -119,6 +143,7 @@ std::int64_t Timer::estimate_block_size(Run& run, double min_run_time) {
 
 Measurement Timer::measure(Run& run, std::int64_t number, StopRule rule, const BlockCallback& callback,
                            StopRule* finished) {
+    if (options_.cache == Cache::cold) rule.count_wall_time();
     std::vector<double> cpu_times;
     do {
         const Run::BlockTime block = run.timed_block(number, task_spec_);
@@ -146,6 +171,16 @@ Measurement Timer::measure_to_precision(Run& run, std::int64_t number, double pr
 Measurement Timer::timeit(std::int64_t number) {
     if (number < 1) throw std::invalid_argument(fmt::format("timeit: number must be >= 1, got {}", number));
     Run run(options_, global_setup_done_, in_use_.flag);
+    if (options_.cache == Cache::cold) {
+        std::vector<double> wall, cpu;
+        for (std::int64_t k = 0; k < number; ++k) {
+            const Run::BlockTime block = run.timed_block(1, task_spec_);
+            wall.push_back(block.wall);
+            cpu.push_back(block.cpu);
+        }
+        last_number_per_run_ = 1;
+        return Measurement(1, std::move(wall), task_spec_, std::move(cpu));
+    }
     run.timed_block(std::max<std::int64_t>(number / 100, 2), task_spec_);  // warm-up
     const Run::BlockTime block = run.timed_block(number, task_spec_);
     last_number_per_run_ = number;

@@ -82,6 +82,9 @@ public:
     // the run began, setup and clocks included (negative: not known, the summed block
     // time stands in); returns should_stop().
     bool add_block(double seconds, double wall_seconds = -1.0);
+    // min_run_time counts the wall time too, whichever is reached first: for cold blocks,
+    // whose cache eviction can take far longer than the call it precedes.
+    void count_wall_time() { wall_counts_ = true; }
     bool should_stop() const { return stop_; }
 
     const std::vector<double>& block_times() const { return times_; }
@@ -102,6 +105,7 @@ private:
     detail::OrderedTimes sorted_;
     double total_ = 0.0;
     bool stop_ = false;
+    bool wall_counts_ = false;
 };
 
 }  // namespace vitals

@@ -37,6 +37,14 @@ namespace detail {
 struct TimerBlocks;  // block by block, for vitals::ab (timer/src/ab.cpp)
 }
 
+// What the caches hold when a call starts.
+enum class Cache {
+    warm,  // whatever the calls before left there: the statement's data, once it fits
+    // Evicted before every call (outside the timed region): each block is one call that
+    // finds its data in memory. "How fast is this when its data come from memory?"
+    cold,
+};
+
 struct TimerOptions {
     Code stmt{};                // what is timed
     Code setup{};               // runs before every block, outside the timed region
@@ -55,6 +63,7 @@ struct TimerOptions {
     double items_per_call = 0;   // anything countable: elements, rows, requests
     double working_set_bytes = 0;  // bytes touched per call, if not bytes_per_call
     bool f64_flops = false;        // the flops are double precision (the f64 peak bounds them)
+    Cache cache = Cache::warm;
 };
 
 struct BlockedAutorangeOptions {
@@ -91,7 +100,8 @@ public:
     // Throws std::invalid_argument when stmt is empty or num_threads < 1.
     explicit Timer(TimerOptions options);
 
-    // One warm-up block of max(number / 100, 2) calls, then one measured block.
+    // One warm-up block of max(number / 100, 2) calls, then one measured block. With
+    // Cache::cold, `number` blocks of one call each, the caches evicted before each.
     Measurement timeit(std::int64_t number = 1000000);
     // Picks a power-of-ten block size, then times blocks until min_run_time is reached.
     Measurement blocked_autorange(const BlockedAutorangeOptions& options = {});
@@ -115,6 +125,9 @@ public:
     InstructionCount collect_instructions(const InstructionOptions& options = {});
 
     const TaskSpec& task_spec() const { return task_spec_; }
+    // The caches each call starts with (a case's Timer measured --cold, say).
+    void set_cache(Cache cache) { options_.cache = cache; }
+    Cache cache() const { return options_.cache; }
     // True when blocks are timed on a CUDA stream (device work).
     bool times_device() const { return options_.cuda_stream.has_value(); }
 
