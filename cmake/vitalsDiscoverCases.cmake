@@ -70,11 +70,12 @@ if(CMAKE_SCRIPT_MODE_FILE AND DEFINED VITALS_DISCOVER_PROGRAM)
     return()
 endif()
 
-# The summary line of `run --dry-run` for one case that was skipped (runner/src/dry_run.hpp).
-set(_VITALS_DRY_RUN_SKIPPED_LINE "dry run: 1 case, 0 ok, 1 skipped, 0 failed")
-set(_VITALS_DISCOVER_SCRIPT "${CMAKE_CURRENT_LIST_FILE}")
-
 function(vitals_discover_cases target)
+    # This file, wherever the function is called from (variables set beside it would not
+    # reach a project that brought vitals in with add_subdirectory).
+    set(script "${CMAKE_CURRENT_FUNCTION_LIST_FILE}")
+    # The summary line of `run --dry-run` for one case that was skipped (runner/src/dry_run.hpp).
+    set(skipped_line "dry run: 1 case, 0 ok, 1 skipped, 0 failed")
     cmake_parse_arguments(PARSE_ARGV 1 arg "" "FILTER;PREFIX;DISCOVERY_TIMEOUT" "AXES;PROPERTIES")
     if(arg_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "vitals_discover_cases(${target}): unknown arguments ${arg_UNPARSED_ARGUMENTS}; it takes "
@@ -102,7 +103,7 @@ function(vitals_discover_cases target)
         endif()
         string(APPEND content "set(_vitals_${var} [==[${arg_${key}}]==])\n")
     endforeach()
-    string(APPEND content "set(_vitals_skipped_line [==[${_VITALS_DRY_RUN_SKIPPED_LINE}]==])\n")
+    string(APPEND content "set(_vitals_skipped_line [==[${skipped_line}]==])\n")
     foreach(list_var axes user_properties)
         set(source ${arg_AXES})
         if(list_var STREQUAL "user_properties")
@@ -119,7 +120,7 @@ function(vitals_discover_cases target)
         BYPRODUCTS "${ctest_file}"
         COMMAND "${CMAKE_COMMAND}" "-DVITALS_DISCOVER_PROGRAM=$<TARGET_FILE:${target}>"
                 "-DVITALS_DISCOVER_PARAMS=${params}" "-DVITALS_DISCOVER_CTEST_FILE=${ctest_file}"
-                -P "${_VITALS_DISCOVER_SCRIPT}"
+                -P "${script}"
         COMMENT "Listing the cases of ${target} for ctest"
         VERBATIM)
     # Read by ctest: the tests once the program was built, else one test that says so.
