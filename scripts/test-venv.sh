@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Makes the test-only Python virtual environment that tests/outside/hta_check.py runs
-# Holistic Trace Analysis in:
+# Makes the test-only Python virtual environment that the outside checks run in
+# (tests/outside/hta_check.py: Holistic Trace Analysis; conbench_check.py: Conbench's
+# benchadapt):
 #     scripts/test-venv.sh VENV_DIR [REQUIREMENTS]
-# REQUIREMENTS defaults to tests/outside/hta_requirements.txt: exact pins of HTA and of
-# everything it imports, installed with pip --no-deps --only-binary=:all: (see that file).
+# REQUIREMENTS defaults to tests/outside/requirements.txt: exact pins of those tools and of
+# everything they import, installed with pip --no-deps --only-binary=:all: (see that file).
 #
 # Two ways, chosen by what the machine has:
 #  - Debian's numpy and pandas (python3-numpy, python3-pandas; 1.24 and 1.5.3 on Debian 12,
@@ -22,7 +23,7 @@ if [[ $# -lt 1 || $# -gt 2 ]]; then
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 venv=$1
-requirements=${2:-$here/../tests/outside/hta_requirements.txt}
+requirements=${2:-$here/../tests/outside/requirements.txt}
 if [[ ! -r "$requirements" ]]; then
     echo "test-venv: error: cannot read requirements file $requirements" >&2
     exit 1
@@ -60,7 +61,7 @@ want=$( (cat "$requirements"; echo "mode=$mode python=$python") | sha256sum | cu
 
 up_to_date() {
     [[ -x "$venv/bin/python" && -r "$stamp" && "$(cat "$stamp")" == "$want" ]] &&
-        "$venv/bin/python" -c 'import hta, pandas, numpy' >/dev/null 2>&1
+        "$venv/bin/python" -c 'import hta, pandas, numpy, benchadapt' >/dev/null 2>&1
 }
 
 # Fast path, without the lock.
@@ -113,8 +114,9 @@ if ! "$venv/bin/python" -m pip install --disable-pip-version-check --no-input \
     fi
     exit 1
 fi
-if ! import_error=$("$venv/bin/python" -c 'import hta, pandas, numpy; import hta.trace_analysis, hta.trace_diff' 2>&1); then
-    echo "test-venv: error: installed, but importing HTA fails:" >&2
+if ! import_error=$("$venv/bin/python" -c 'import hta, pandas, numpy; import hta.trace_analysis, hta.trace_diff
+from benchadapt.adapters import GoogleBenchmarkAdapter' 2>&1); then
+    echo "test-venv: error: installed, but importing HTA or benchadapt fails:" >&2
     echo "$import_error" >&2
     exit 1
 fi

@@ -89,6 +89,10 @@ TEST(ResultsJson, SkippedAndFailedCasesAreListedNotDropped) {
             ++failed;
             EXPECT_EQ(b.at("error_message"), "case 'broken/1' failed: boom");
         }
+        if (b.contains("error_occurred")) {  // the fields every entry has, though never measured
+            EXPECT_EQ(b.at("label"), "");
+            EXPECT_EQ(b.at("num_threads"), 1);
+        }
     }
     EXPECT_EQ(skipped, 1);
     EXPECT_EQ(failed, 1);
@@ -112,8 +116,13 @@ TEST(ResultsJson, TimeUnitIsTheOneGoogleBenchmarkUsersWouldPick) {
     EXPECT_EQ(vitals::time_unit_for(3.0), TimeUnit::s);
     EXPECT_EQ(vitals::parse_time_unit("ms"), TimeUnit::ms);
     EXPECT_EQ(vitals::parse_time_unit("fortnights"), std::nullopt);
-    // The sample's median is 250 us per call: every entry of the case is in us.
-    const json doc = json::parse(vitals::results_to_json(sample_results(), "bench"));
+    // By default every case is in ns, Google Benchmark's default, so two files agree.
+    for (const json& b : json::parse(vitals::results_to_json(sample_results(), "bench")).at("benchmarks")) {
+        EXPECT_EQ(b.at("time_unit"), "ns") << b.at("name");
+    }
+    // Per case when asked (--time-unit auto): the sample's median is 250 us per call, so
+    // every entry of the case is in us.
+    const json doc = json::parse(vitals::results_to_json(sample_results(), "bench", {}, {.time_unit = std::nullopt}));
     int entries = 0;
     for (const json& b : doc.at("benchmarks")) {
         if (b.at("run_name") != "matmul/128x128/cpu-f32") continue;
@@ -135,7 +144,7 @@ TEST(ResultsJson, TimeUnitIsTheOneGoogleBenchmarkUsersWouldPick) {
 }
 
 TEST(ResultsJson, AggregatesOnlyWritesOneEntryPerAggregateAndReadsBackTheMedian) {
-    const std::string text = vitals::results_to_json(sample_results(), "bench", {}, {.aggregates_only = true});
+    const std::string text = vitals::results_to_json(sample_results(), "bench", {}, {.entries = vitals::JsonLayout::aggregates});
     const json doc = json::parse(text);
     std::size_t aggregates = 0;
     for (const json& b : doc.at("benchmarks")) {
@@ -262,9 +271,49 @@ TEST(ResultsJson, StoppedBlocksAreCountedPerCase) {
                                              by_process};
     for (const bool aggregates_only : {false, true}) {
         SCOPED_TRACE(aggregates_only);
-        const json doc = json::parse(vitals::results_to_json(results, "bench", {}, {.aggregates_only = aggregates_only}));
+        const json doc = json::parse(vitals::results_to_json(results, "bench", {}, {.entries = aggregates_only ? vitals::JsonLayout::aggregates : vitals::JsonLayout::blocks}));
         EXPECT_EQ(median_entry(doc, "one").at("vitals_stopped_blocks"), 1);
         EXPECT_EQ(median_entry(doc, "clean").at("vitals_stopped_blocks"), 0);
         EXPECT_EQ(median_entry(doc, "p").at("vitals_stopped_blocks"), 2);
     }
+}
+
+// --json-layout medians: one timed entry per measured case, for dashboards that chart every
+// entry; a case not measured is listed in the context, never charted at a time of 0.
+TEST(ResultsJson, MediansLayoutWritesOneEntryPerMeasuredCase) {
+    std::vector<CaseResult> results = sample_results();
+    // Seven blocks, so the blocks' median has a 95% interval (ranks 0 and 6 of 7).
+    const TaskSpec task{.label = "sum", .num_threads = 1};
+    results.push_back(CaseResult{"sum/7", Measurement(1, {7e-9, 1e-9, 4e-9, 2e-9, 6e-9, 3e-9, 5e-9}, task), "", ""});
+    const json doc = json::parse(
+        vitals::results_to_json(results, "bench", {}, {.entries = vitals::JsonLayout::medians}));
+    const json& entries = doc.at("benchmarks");
+    ASSERT_EQ(entries.size(), 2u);
+    const json& matmul = entries[0];
+    EXPECT_EQ(matmul.at("name"), "matmul/128x128/cpu-f32");  // unsuffixed
+    EXPECT_EQ(matmul.at("run_type"), "iteration");
+    EXPECT_EQ(matmul.at("time_unit"), "ns");
+    EXPECT_DOUBLE_EQ(matmul.at("real_time").get<double>(), 250e3);  // the median per call
+    EXPECT_DOUBLE_EQ(matmul.at("cpu_time").get<double>(), 500e3);
+    EXPECT_EQ(matmul.at("iterations"), 10);
+    EXPECT_EQ(matmul.at("vitals_blocks"), 4);
+    EXPECT_EQ(matmul.at("vitals_processes"), 1);
+    EXPECT_EQ(matmul.at("num_threads"), 2);
+    EXPECT_FALSE(matmul.contains("vitals_median_ci_low"));  // 4 blocks are too few for 95%
+    const json& sum = entries[1];
+    EXPECT_DOUBLE_EQ(sum.at("real_time").get<double>(), 4.0);
+    EXPECT_DOUBLE_EQ(sum.at("vitals_median_ci_low").get<double>(), 1.0);
+    EXPECT_DOUBLE_EQ(sum.at("vitals_median_ci_high").get<double>(), 7.0);
+    EXPECT_NEAR(sum.at("vitals_median_ci_confidence").get<double>(), 1 - 2.0 / 128, 1e-12);
+    EXPECT_EQ(doc.at("context").at("vitals_json_layout"), "medians");
+    const json& not_measured = doc.at("context").at("vitals_not_measured");
+    ASSERT_EQ(not_measured.size(), 2u);
+    EXPECT_EQ(not_measured[0].at("name"), "matmul/128x128/cuda-f32");
+    EXPECT_EQ(not_measured[0].at("vitals_status"), "skipped");
+    EXPECT_EQ(not_measured[1].at("error_message"), "case 'broken/1' failed: boom");
+    // Read back: each case stands for the median of its blocks, as an aggregates-only one.
+    const auto cases = vitals::parse_results(doc.dump(), "mem");
+    ASSERT_EQ(cases.size(), 2u);
+    EXPECT_DOUBLE_EQ(cases[0].seconds.at(0), 2.5e-4);
+    EXPECT_EQ(cases[0].aggregate_of, 4u);
 }

@@ -351,4 +351,54 @@ TEST(Runner, DryRunRefusesWhatItCannotDo) {
     const CommandResult same = run("vitals_fixture_bench", "run --json /tmp/vitals-same-out --junit /tmp/vitals-same-out");
     EXPECT_EQ(same.exit_code, 2) << same.err;
     EXPECT_NE(same.err.find("--json and --junit both write"), std::string::npos) << same.err;
+
+// Google Benchmark's habits: its flags run the program as `run` with their vitals
+// equivalents; one without an equivalent is refused with what to use instead.
+TEST(Runner, GoogleBenchmarkFlagsRunAsTheirVitalsEquivalents) {
+    const fs::path out = fs::temp_directory_path() / ("vitals-gbench-flags-" + std::to_string(::getpid()) + ".json");
+    const CommandResult ran = run("vitals_fixture_bench", "--benchmark_filter='^fixture/(sqrt|family/1)$' --benchmark_min_time=0.01s "
+                                                          "--benchmark_out=" + out.string() +
+                                                          " --benchmark_out_format=json --benchmark_time_unit=us");
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+    nlohmann::json doc;
+    {
+        std::ifstream in(out);
+        doc = nlohmann::json::parse(in);
+    }
+    fs::remove(out);
+    std::set<std::string> names;
+    for (const nlohmann::json& b : doc.at("benchmarks")) {
+        names.insert(b.at("run_name").get<std::string>());
+        EXPECT_EQ(b.at("time_unit"), "us");
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"fixture/sqrt", "fixture/family/1"}));
+
+    const CommandResult listed = run("vitals_fixture_bench", "--benchmark_list_tests=true --benchmark_filter=family");
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_EQ(listed.out, "fixture/family/1\nfixture/family/2\n");
+
+    const CommandResult repeated = run("vitals_fixture_bench", "--benchmark_repetitions=5");
+    EXPECT_EQ(repeated.exit_code, 2);
+    EXPECT_NE(repeated.err.find("--benchmark_repetitions=5: "), std::string::npos) << repeated.err;
+    EXPECT_NE(repeated.err.find("--processes N"), std::string::npos) << repeated.err;
+    const CommandResult negated = run("vitals_fixture_bench", "run --benchmark_filter=-sqrt");
+    EXPECT_EQ(negated.exit_code, 2);
+    EXPECT_NE(negated.err.find("no negation"), std::string::npos) << negated.err;
+    const CommandResult iterations = run("vitals_fixture_bench", "--benchmark_min_time=100x");
+    EXPECT_EQ(iterations.exit_code, 2);
+    EXPECT_NE(iterations.err.find("not a count of iterations"), std::string::npos) << iterations.err;
+}
+
+// A program's help calls it by its own name, lists the sort keys, and states ranges as a
+// reader would write them.
+TEST(Runner, HelpSpeaksOfTheProgramByItsName) {
+    const CommandResult help = run("vitals_fixture_bench", "--help");
+    EXPECT_EQ(help.exit_code, 0);
+    EXPECT_NE(help.out.find("Usage: vitals_fixture_bench [OPTIONS] SUBCOMMAND"), std::string::npos) << help.out;
+    const CommandResult wrong = run("vitals_fixture_bench", "frobnicate");
+    EXPECT_NE(wrong.err.find("(see 'vitals_fixture_bench --help')"), std::string::npos) << wrong.err;
+    const CommandResult profile = run("vitals_fixture_bench", "profile --help");
+    EXPECT_NE(profile.out.find("cpu_time_total, "), std::string::npos) << profile.out;  // the --sort-by keys
+    EXPECT_NE(profile.out.find("--steps INT:>= 1"), std::string::npos) << profile.out;
+    EXPECT_EQ(profile.out.find("1099511627776"), std::string::npos) << profile.out;
 }

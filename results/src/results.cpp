@@ -115,9 +115,65 @@ std::string dump_document(const nlohmann::json& document) {
     return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+// A measured case as one entry (JsonLayout::medians): Google Benchmark's fields of one
+// repetition, holding the median per call, and the rest as vitals_ fields.
+json median_entry(json entry, const CaseResult& result, TimeUnit unit) {
+    const Measurement& m = *result.measurement;
+    const double per_second = units_per_second(unit);
+    const std::vector<double> cpu = m.cpu_times();
+    entry["run_type"] = "iteration";
+    entry["repetitions"] = 1;
+    entry["repetition_index"] = 0;
+    entry["threads"] = 1;
+    entry["iterations"] = m.number_per_run();
+    entry["real_time"] = m.median() * per_second;
+    entry["cpu_time"] = (cpu.empty() ? m.median() : stats::median(cpu)) * per_second;
+    entry["time_unit"] = time_unit_name(unit);
+    entry["vitals_blocks"] = m.times().size();
+    entry["vitals_processes"] = std::max<std::size_t>(result.per_process.size(), 1);
+    entry["vitals_p25"] = m.p25() * per_second;
+    entry["vitals_p75"] = m.p75() * per_second;
+    // The run's own interval when it stopped on one; else that of the blocks' median.
+    std::optional<MedianInterval> interval = m.median_interval();
+    if (!interval) {
+        std::vector<double> sorted = m.times();
+        std::sort(sorted.begin(), sorted.end());
+        if (const auto ranks = stats::median_interval_ranks(sorted.size())) {
+            interval = MedianInterval{sorted[ranks->lower], sorted[ranks->upper], ranks->coverage};
+        }
+    }
+    if (interval) {
+        entry["vitals_median_ci_low"] = interval->low * per_second;
+        entry["vitals_median_ci_high"] = interval->high * per_second;
+        entry["vitals_median_ci_confidence"] = interval->confidence;
+    }
+    return entry;
+}
+
+}  // namespace
+
+std::string_view json_layout_name(JsonLayout layout) {
+    switch (layout) {
+        case JsonLayout::blocks: return "blocks";
+        case JsonLayout::aggregates: return "aggregates";
+        case JsonLayout::medians: return "medians";
+    }
+    return "blocks";
+}
+
+std::optional<JsonLayout> parse_json_layout(std::string_view name) {
+    for (const JsonLayout layout : {JsonLayout::blocks, JsonLayout::aggregates, JsonLayout::medians}) {
+        if (json_layout_name(layout) == name) return layout;
+    }
+    return std::nullopt;
+}
+
 std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
                             const RunContext& run, const ResultsLayout& layout) {
     json benchmarks = json::array();
+    json not_measured = json::array();  // with JsonLayout::medians
     int family_index = 0;
     for (const CaseResult& result : results) {
         const auto base = [&](const std::string& name) {
@@ -142,6 +198,9 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["error_occurred"] = true;
             entry["error_message"] = message;
             entry["vitals_status"] = "failed";
+            // Never measured, so no task was described: the fields every entry has, empty.
+            for (const char* key : {"label", "sub_label", "description", "env"}) entry[key] = "";
+            entry["num_threads"] = 1;
             if (process) entry["vitals_process"] = *process;
             return entry;
         };
@@ -150,6 +209,12 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                 benchmarks.push_back(failure_entry(f.why, f.process));
             }
         };
+        if (!result.measurement && layout.entries == JsonLayout::medians) {
+            not_measured.push_back({{"name", result.name},
+                                    {"vitals_status", result.skipped.empty() ? "failed" : "skipped"},
+                                    {"error_message", result.skipped.empty() ? result.error : "skipped: " + result.skipped}});
+            continue;
+        }
         if (!result.measurement && !result.failed_processes.empty()) {
             push_process_failures();
             ++family_index;
@@ -194,7 +259,13 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         const std::span<const Measurement> measured = by_process ? std::span<const Measurement>(result.per_process)
                                                                  : std::span<const Measurement>(&m, 1);
         std::size_t k = 0;
-        for (std::size_t p = 0; p < measured.size() && !layout.aggregates_only; ++p) {
+        if (layout.entries == JsonLayout::medians) {
+            benchmarks.push_back(median_entry(base(result.name), result, unit));
+            describe(benchmarks.back(), m.median());
+            ++family_index;
+            continue;
+        }
+        for (std::size_t p = 0; p < measured.size() && layout.entries == JsonLayout::blocks; ++p) {
             const std::vector<double> block_times = measured[p].times();
             const std::vector<double> block_cpu = measured[p].cpu_times();
             for (std::size_t b = 0; b < block_times.size(); ++b, ++k) {
@@ -212,7 +283,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                 benchmarks.push_back(std::move(entry));
             }
         }
-        if (!layout.aggregates_only) push_process_failures();
+        if (layout.entries == JsonLayout::blocks) push_process_failures();
         const std::vector<double>& cpu_or_wall = cpu.empty() ? times : cpu;
         const auto sample_stddev = [](const std::vector<double>& v) {
             return v.size() < 2 ? 0.0 : stats::stddev_sample(v);  // Google Benchmark reports 0 for one repetition
@@ -280,6 +351,8 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
         ++family_index;
     }
     json document = {{"context", context(executable, run)}, {"benchmarks", std::move(benchmarks)}};
+    if (layout.entries != JsonLayout::blocks) document["context"]["vitals_json_layout"] = json_layout_name(layout.entries);
+    if (!not_measured.empty()) document["context"]["vitals_not_measured"] = std::move(not_measured);
     if (run.ceilings) {
         json bandwidth = json::array();
         for (const auto& [level, rate] : run.ceilings->bandwidth) bandwidth.push_back({{"level", level}, {"bytes_per_second", rate}});

@@ -165,6 +165,7 @@ void read_context(element context, const std::string& path, ResultsFile& file) {
     if (context.type() != element_type::OBJECT) return;
     const Fields f(context, path, "the context");
     file.incomplete = f.flag("vitals_incomplete");
+    file.written_by_vitals = f.has("vitals_schema_version");
     if (const std::optional<element> dir = f.get("vitals_trace_dir"); dir && dir->type() == element_type::STRING) {
         file.trace_dir = std::string(std::string_view(*dir));
     }
@@ -215,6 +216,10 @@ void read_entry(const Fields& b, std::string_view name, const std::string& path,
     if (!index || *index < 0 || *index > 1'000'000) throw_wrong_type(path, b.where("vitals_process"), "a process index", *process);
     c.process.push_back(*index);
     if (const std::optional<double> instructions = b.optional_number("instructions")) c.instructions = instructions;
+    // A file of --json-layout medians: the entry stands for the median of this many blocks.
+    if (const std::optional<element> blocks = b.get("vitals_blocks")) {
+        c.aggregate_of = std::max<std::size_t>(whole_number<std::size_t>(*blocks).value_or(1), 1);
+    }
 }
 
 ResultsFile parse_padded(std::string_view text, const std::string& path) {

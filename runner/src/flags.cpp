@@ -66,6 +66,13 @@ CLI::Validator finite_non_negative() {
     return number_validator([](double v) { return std::isfinite(v) && v >= 0.0; }, "a finite number >= 0", "NUMBER>=0");
 }
 
+// How --help shows a range: "INT >= 1" when the top is only a sanity cap (2^40 and
+// up), else "INT in 1..1000".
+static std::string integer_range_text(std::int64_t min, std::int64_t max) {
+    if (max >= (std::int64_t{1} << 40)) return fmt::format(">= {}", min);
+    return fmt::format("in {}..{}", min, max);
+}
+
 CLI::Validator decimal_integer(std::int64_t min, std::int64_t max) {
     return CLI::Validator(
         [min, max](std::string& input) -> std::string {
@@ -85,7 +92,7 @@ CLI::Validator decimal_integer(std::int64_t min, std::int64_t max) {
             input = std::to_string(value);
             return "";
         },
-        fmt::format("INT[{}..{}]", min, max));
+        integer_range_text(min, max));
 }
 
 void ReportFlags::declare(CLI::App& app) {
@@ -105,19 +112,28 @@ ReportOptions ReportFlags::options() const {
 }
 
 void ResultsLayoutFlags::declare(CLI::App& app, CLI::Option* json) {
+    CLI::Option* layout = app.add_option("--json-layout", entries,
+                                         "The entries of each case in the --json file: blocks (every block, then the "
+                                         "aggregates: what compare's tests need), aggregates (the aggregates alone), or "
+                                         "medians (one entry per case, its median: one series per case for dashboards)")
+                              ->check(CLI::IsMember({"blocks", "aggregates", "medians"}))
+                              ->capture_default_str()
+                              ->needs(json);
     app.add_flag("--json-aggregates-only", aggregates_only,
-                 "Write only the aggregates of each case to the --json file (mean, median, stddev, cv, p25, p75, iqr), "
-                 "as Google Benchmark's --benchmark_report_aggregates_only; default: every block too")
-        ->needs(json);
+                 "The same as --json-layout aggregates, as Google Benchmark's --benchmark_report_aggregates_only")
+        ->needs(json)
+        ->excludes(layout);
     app.add_option("--time-unit", time_unit,
-                   "The time_unit of every case in the --json file (ns, us, ms or s); default: per case, by the size "
-                   "of its median, as ->Unit() would be set in Google Benchmark")
-        ->check(CLI::IsMember({"ns", "us", "ms", "s"}))
+                   "The time_unit of every case in the --json file: ns (Google Benchmark's default), us, ms or s; or auto, "
+                   "per case by the size of its median, as ->Unit() would be set in Google Benchmark")
+        ->check(CLI::IsMember({"ns", "us", "ms", "s", "auto"}))
+        ->capture_default_str()
         ->needs(json);
 }
 
 ResultsLayout ResultsLayoutFlags::layout() const {
-    return {.aggregates_only = aggregates_only, .time_unit = parse_time_unit(time_unit)};
+    return {.entries = aggregates_only ? JsonLayout::aggregates : parse_json_layout(entries).value_or(JsonLayout::blocks),
+            .time_unit = parse_time_unit(time_unit)};
 }
 
 CLI::Option* FailOnFlag::declare(CLI::App& app) {

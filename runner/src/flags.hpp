@@ -66,9 +66,10 @@ std::string growth_report(const Registry& registry, const std::vector<CaseResult
 
 // How run and timeit lay out their --json file, for the tools that read it.
 struct ResultsLayoutFlags {
-    bool aggregates_only = false;
-    std::string time_unit;  // "" (by magnitude, per case), ns, us, ms or s
-    // Declares --json-aggregates-only and --time-unit on `app`, both needing `json`.
+    std::string entries = "blocks";  // blocks, aggregates or medians
+    bool aggregates_only = false;    // Google Benchmark's spelling of --json-layout aggregates
+    std::string time_unit = "ns";    // ns, us, ms, s, or auto (per case, by its median)
+    // Declares --json-layout, --json-aggregates-only and --time-unit on `app`, all needing `json`.
     void declare(CLI::App& app, CLI::Option* json);
     ResultsLayout layout() const;
 };

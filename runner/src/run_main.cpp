@@ -7,12 +7,14 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <cerrno>
 #include <fcntl.h>
 #include <locale.h>
 #include <unistd.h>
 
 #include "command.hpp"
+#include "google_benchmark_flags.hpp"
 #include "vitals/runner.hpp"
 
 namespace vitals {
@@ -51,18 +53,24 @@ std::string command_names(const char* last = ", ") {
     return out;
 }
 
+// The name the program was started by, as its help should call it ("vitals" when unknown).
+std::string program_name(const char* argv0) {
+    const std::string name = argv0 == nullptr ? "" : std::filesystem::path(argv0).filename().string();
+    return name.empty() ? "vitals" : name;
+}
+
 void check_first_argument(int argc, char** argv) {
     const std::string first = argc >= 2 ? argv[1] : "";
     if (first.empty()) return;
     if (first[0] == '-' && first != "-h" && first != "--help" && first != "--help-all") {
-        throw UsageError(fmt::format("unknown option '{}' before the command; the commands are {} (see 'vitals --help')",
-                                     first, command_names()));
+        throw UsageError(fmt::format("unknown option '{}' before the command; the commands are {} (see '{} --help')",
+                                     first, command_names(), program_name(argv[0])));
     }
     const auto& table = command_table();
     if (first[0] != '-' &&
         std::none_of(table.begin(), table.end(), [&](const CommandEntry& e) { return first == e.name; })) {
-        throw UsageError(fmt::format("unknown command '{}'; the commands are {} (see 'vitals --help')", first,
-                                     command_names()));
+        throw UsageError(fmt::format("unknown command '{}'; the commands are {} (see '{} --help')", first,
+                                     command_names(), program_name(argv[0])));
     }
 }
 
@@ -96,7 +104,8 @@ bool parse(CLI::App& app, int argc, char** argv) {
         return true;
     } catch (const CLI::ParseError& e) {
         const CLI::App* target = chosen();
-        const std::string help = target == &app ? "vitals --help" : fmt::format("vitals {} --help", target->get_name());
+        const std::string help = target == &app ? fmt::format("{} --help", app.get_name())
+                                                : fmt::format("{} {} --help", app.get_name(), target->get_name());
         std::string message = e.what();
         if (message.empty() || (e.get_name() == "RequiredError" && target == &app)) {
             message = "give a command: " + command_names(" or ");
@@ -127,7 +136,11 @@ int run_main(int argc, char** argv, const Registry& registry) {
             }
         }
     }
-    CLI::App app{"vitals: time C++ statements the way torch.utils.benchmark.Timer does", "vitals"};
+    // A VITALS_MAIN program is called by its own name in its help.
+    const std::string program = program_name(argc > 0 ? argv[0] : nullptr);
+    CLI::App app{fmt::format("{}: time C++ statements the way torch.utils.benchmark.Timer does{}", program,
+                             program == "vitals" ? "" : " (a vitals program)"),
+                 program};
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Print help for every command and exit");
     app.fallthrough(false);
@@ -141,9 +154,16 @@ int run_main(int argc, char** argv, const Registry& registry) {
         command->declare(*sub);
         commands.emplace_back(sub, std::move(command));
     }
-    const CommandContext context{registry, argc > 0 ? argv[0] : "vitals", {argv, argv + argc}};
     try {
         for (const std::string& problem : registry.problems()) throw UsageError(problem);
+        // Google Benchmark's flags, as its users type them, become vitals' own.
+        std::vector<std::string> args = translate_google_benchmark_flags({argv, argv + argc});
+        std::vector<char*> translated;
+        for (std::string& arg : args) translated.push_back(arg.data());
+        translated.push_back(nullptr);
+        argc = static_cast<int>(args.size());
+        argv = translated.data();
+        const CommandContext context{registry, argc > 0 ? argv[0] : "vitals", {argv, argv + argc}};
         check_first_argument(argc, argv);
         if (parse(app, argc, argv)) return 0;
         for (auto& [sub, command] : commands) {
@@ -151,7 +171,7 @@ int run_main(int argc, char** argv, const Registry& registry) {
             command->run(context);
             return 0;
         }
-        throw UsageError("give a command; see 'vitals --help'");
+        throw UsageError(fmt::format("give a command; see '{} --help'", program));
     } catch (const UsageError& e) {
         print_error(e.what());
         return kExitUsage;

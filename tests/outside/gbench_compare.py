@@ -8,8 +8,11 @@ Checks, in each of compare.py's modes:
   - two aggregates-only vitals files: one row per aggregate, none per block, and
     vitals compare, report and merge read them (a Google Benchmark aggregates-only file
     too);
-  - `benchmarksfiltered`: a vitals case against a Google Benchmark entry in
-    microseconds pairs, since vitals picks the case's time unit by magnitude.
+  - `filters`: two cases of one vitals file (f32 against f64);
+  - `benchmarksfiltered`: a vitals case written with --time-unit us against a Google
+    Benchmark entry in microseconds pairs (compare.py pairs entries of one unit only);
+  - two `--json-layout medians` files: one row per case, none per block or aggregate,
+    and vitals compare reads them as medians (untested).
 Exit 77 (skipped) when compare.py is not installed, unless VITALS_REQUIRE_OUTSIDE_TOOLS
 is set (make test sets it, after installing libbenchmark-tools).
 """
@@ -69,8 +72,8 @@ def main():
         theirs = row["utest"]["time_pvalue"]
         if abs(theirs - case["p_value"]) > 1e-9 + 1e-6 * theirs:
             fail(f"{case['name']}: compare.py's p-value {theirs} but vitals compare says {case['p_value']}")
-        if row["time_unit"] != "us":
-            fail(f"{case['name']} (a few microseconds) was written in {row['time_unit']}, not us")
+        if row["time_unit"] != "ns":
+            fail(f"{case['name']} was written in {row['time_unit']}, not in ns, the default")
 
     # 2. Aggregates only: one row per aggregate, read back by every command.
     run([vitals, "run", *measure, "--json", path("agg_before.json"), "--json-aggregates-only"])
@@ -101,17 +104,39 @@ def main():
     if "`BM_Sum`" not in markdown:
         fail("vitals report --markdown of a Google Benchmark aggregates-only file has no row:\n" + markdown)
 
-    # 3. A vitals case against a Google Benchmark entry in microseconds.
+    # 3a. `filters`: two cases of one vitals file, f32 against f64, paired under one name.
+    rows = compare_py("filters", path("before.json"), "cpu-f32", "cpu-f64", dump=path("filters.json"))
+    pairs = [r for r in rows if r["run_type"] == "iteration" and r["measurements"]]
+    if len(pairs) != 1 or len(pairs[0]["measurements"]) < 2:
+        fail(f"compare.py filters should pair the f32 case's blocks with the f64 case's: {rows}")
+
+    # 3b. A vitals case against a Google Benchmark entry in microseconds.
+    run([vitals, "run", *measure, "--json", path("before_us.json"), "--time-unit", "us"])
     gb_file = path("gbench.json")
     run([gbench_sample, "--benchmark_repetitions=9", "--benchmark_min_time=0.01", f"--benchmark_out={gb_file}",
          "--benchmark_out_format=json"])
-    rows = compare_py("benchmarksfiltered", path("before.json"), "^" + CASE + "$", gb_file, "^BM_Sum$",
+    rows = compare_py("benchmarksfiltered", path("before_us.json"), "^" + CASE + "$", gb_file, "^BM_Sum$",
                       dump=path("filtered.json"))
     paired = [r for r in rows if r["run_type"] == "iteration" and r["measurements"]]
     if not paired:
         fail(f"compare.py dropped the pairing of {CASE} with BM_Sum (time units differ?): {rows}")
+
+    # 4. One entry per case (--json-layout medians), as dashboards want it.
+    run([vitals, "run", *measure, "--json", path("med_before.json"), "--json-layout", "medians"])
+    run([vitals, "run", *measure, "--json", path("med_after.json"), "--json-layout", "medians"])
+    with open(path("med_before.json")) as f:
+        entries = json.load(f)["benchmarks"]
+    names = [e["name"] for e in entries]
+    if len(names) != 2 or len(set(names)) != 2 or any(e["real_time"] <= 0 or e["run_type"] != "iteration" for e in entries):
+        fail(f"a medians file should hold one timed entry per case: {entries}")
+    rows = compare_py("benchmarks", path("med_before.json"), path("med_after.json"), dump=path("med.json"))
+    if sorted(r["name"] for r in rows if r["run_type"] == "iteration") != sorted(names):
+        fail(f"compare.py should pair each case of two medians files once: {[r['name'] for r in rows]}")
+    text = run([vitals, "compare", path("med_before.json"), path("med_after.json")])
+    if "aggregates only" not in text or CASE not in text:
+        fail("vitals compare of medians files:\n" + text)
     print(f"compare.py: {len(ours['cases'])} cases paired with p-values equal to ours; aggregates-only files read; "
-          f"{CASE} paired with BM_Sum in {paired[0]['time_unit']}")
+          f"{CASE} paired with BM_Sum in {paired[0]['time_unit']}; medians files pair once per case")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Run by ctest with any python3 (it re-runs itself in the test venv):
     hta_check.py VITALS WORK_DIR VENV_DIR
 It first runs scripts/test-venv.sh VENV_DIR (pinned HTA, pandas, numpy from
-tests/outside/hta_requirements.txt; a no-op when already made), then:
+tests/outside/requirements.txt; a no-op when already made), then:
   - profiles one CPU case twice, as rank 0 and rank 1 of a job of two
     (`vitals profile --trace-dir --rank K --world-size 2`, rank 1 gzipped), and loads the
     folder with HTA's TraceAnalysis: the ranks it sees must be exactly {0, 1}, each from its

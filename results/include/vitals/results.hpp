@@ -84,19 +84,31 @@ std::optional<TimeUnit> parse_time_unit(std::string_view name);
 // which `seconds` is at least 1 (ns below a microsecond, s from a second up).
 TimeUnit time_unit_for(double seconds);
 
+// Which entries a results document holds per case.
+enum class JsonLayout {
+    blocks,      // one "iteration" entry per block, then the aggregates: what the tests need
+    aggregates,  // the aggregates alone, as Google Benchmark's --benchmark_report_aggregates_only
+    // One "iteration" entry per measured case, named as the case: its median, with the
+    // median's 95% interval, the blocks and processes as vitals_ fields. For dashboards,
+    // which chart every entry: a case that was not measured has no entry (it is listed in
+    // the context's vitals_not_measured), so none is charted at a time of 0.
+    medians,
+};
+std::string_view json_layout_name(JsonLayout layout);
+std::optional<JsonLayout> parse_json_layout(std::string_view name);
+
 // How the document is laid out, for the tools that read it.
 struct ResultsLayout {
-    // One entry per aggregate only, as Google Benchmark's
-    // --benchmark_report_aggregates_only: a dashboard then gets one point per case.
-    bool aggregates_only = false;
-    // Every case in this unit; none: each case in time_unit_for its median.
-    std::optional<TimeUnit> time_unit;
+    JsonLayout entries = JsonLayout::blocks;
+    // Every case in this unit (Google Benchmark's default, ns, so that two files always
+    // agree); nullopt: each case in time_unit_for its median.
+    std::optional<TimeUnit> time_unit = TimeUnit::ns;
 };
 
 // The whole results document: a `context` describing this machine and program, then per
-// case one "iteration" entry per block (unless layout.aggregates_only) and the
-// mean/median/stddev/cv/p25/p75/iqr aggregates (docs/runner.md, "Results JSON"). Times are
-// per call, in each entry's time_unit.
+// case the entries of layout.entries (by default one "iteration" entry per block and the
+// mean/median/stddev/cv/p25/p75/iqr aggregates; docs/runner.md, "Results JSON"). Times
+// are per call, in each entry's time_unit.
 std::string results_to_json(const std::vector<CaseResult>& results, const std::string& executable,
                             const RunContext& run = {}, const ResultsLayout& layout = {});
 
@@ -134,6 +146,8 @@ struct ResultsFile {
     // The folder of the cases' traces (run --trace-dir), as written in the file: relative
     // to the file's folder unless absolute; empty when the run wrote none.
     std::string trace_dir;
+    // Its context has vitals_schema_version: vitals wrote it (else Google Benchmark did).
+    bool written_by_vitals = false;
     // The file's "context" object as written (JSON text; empty when it has none), for what
     // else a reader wants of it.
     std::string context_json;

@@ -41,8 +41,12 @@ std::vector<std::string> comparison_notes(const Comparison& comparison) {
         notes.push_back(fmt::format(
             "{} case{} tested on per-block times: one side ran in a single process, and the p-value takes its blocks "
             "as independent, which blocks of one process are not (a small difference between two processes can look "
-            "certain); measure both sides with 'vitals run --processes 5' to test per-process medians",
-            by_block, plural(by_block)));
+            "certain); {}",
+            by_block, plural(by_block),
+            comparison.google_benchmark_input
+                ? "a Google Benchmark program runs every repetition in one process, so take a small change as "
+                  "possibly the process's, or measure the case with 'vitals run --processes 5' to test per-process medians"
+                : "measure both sides with 'vitals run --processes 5' to test per-process medians"));
     }
     if (few_processes > 0) {
         notes.push_back(fmt::format("{} case{} with too few processes: the smallest p-value the test can give is "

@@ -66,6 +66,7 @@ public:
         if (!pairs_.empty()) apply_pairs(resolve_pairs(pairs_, before.cases, after.cases), before.cases, after.cases);
         // Cases in one file only are listed as added or removed; none in common is no error.
         Comparison comparison = compare_cases(before_, before.cases, after_, after.cases, report_.options());
+        comparison.google_benchmark_input = !before.written_by_vitals || !after.written_by_vitals;
         comparison.warnings = std::move(warnings);
         // With the JSON on standard output, this goes to standard error (OutputFlag).
         fmt::print("{}", render_comparison_text(comparison));

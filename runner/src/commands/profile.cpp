@@ -43,7 +43,8 @@ public:
         app.add_flag("--record-shapes", record_shapes_, "Record operators' input shapes and dtypes");
         app.add_flag("--profile-memory", profile_memory_, "Record allocations: memory columns");
         app.add_flag("--group-by-input-shape", group_by_input_shape_, "One row per name and input shapes");
-        app.add_option("--sort-by", sort_by_, "Sort key (default cpu_time_total)");
+        app.add_option("--sort-by", sort_by_,
+                       fmt::format("Sort key (default cpu_time_total): {}", fmt::join(profiler::sort_keys(), ", ")));
         app.add_option("--row-limit", row_limit_, "Rows to print (default 100; -1: all, as torch)")
             ->transform(decimal_integer(-1, 1'000'000'000));
         auto* trace_file = trace_file_.declare(app, "--trace", "Write the last trace as Chrome trace JSON");

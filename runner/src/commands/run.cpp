@@ -73,7 +73,9 @@ public:
             ->check(finite_non_negative())
             ->needs(baseline);
         fail_on_.declare(app)->needs(baseline);
-        app.add_option("--sort-by", sort_by_, "With --profile-slow: the tables' sort key (default cpu_time_total)")
+        app.add_option("--sort-by", sort_by_,
+                       fmt::format("With --profile-slow: the tables' sort key (default cpu_time_total): {}",
+                                   fmt::join(profiler::sort_keys(), ", ")))
             ->needs(profile_slow);
         app.add_option("--row-limit", row_limit_, "With --profile-slow: rows to print (default 100; -1: all, as torch)")
             ->transform(decimal_integer(-1, 1'000'000'000))

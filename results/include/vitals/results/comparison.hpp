@@ -43,6 +43,9 @@ struct Comparison {
     std::vector<std::pair<std::string, std::string>> not_compared;
     // Said by the command about its inputs (an interrupted run's file, say).
     std::vector<std::string> warnings;
+    // A side was written by Google Benchmark, whose repetitions all run in one process:
+    // the advice of the notes differs.
+    bool google_benchmark_input = false;
     // Positions in `cases` and `not_compared` by name (filled by compare_cases).
     std::unordered_map<std::string, std::size_t> case_index, not_compared_index;
     // Geometric mean of after/before medians, minus 1, over the cases with two non-zero
