@@ -351,6 +351,7 @@ TEST(Runner, DryRunRefusesWhatItCannotDo) {
     const CommandResult same = run("vitals_fixture_bench", "run --json /tmp/vitals-same-out --junit /tmp/vitals-same-out");
     EXPECT_EQ(same.exit_code, 2) << same.err;
     EXPECT_NE(same.err.find("--json and --junit both write"), std::string::npos) << same.err;
+}
 
 // Google Benchmark's habits: its flags run the program as `run` with their vitals
 // equivalents; one without an equivalent is refused with what to use instead.
