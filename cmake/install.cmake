@@ -30,4 +30,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/vitalsConfigVersion.cmake
     COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/vitalsConfig.cmake ${PROJECT_BINARY_DIR}/vitalsConfigVersion.cmake
     ${PROJECT_SOURCE_DIR}/cmake/FindRE2.cmake
+    ${PROJECT_SOURCE_DIR}/cmake/vitalsDiscoverCases.cmake
     DESTINATION ${VITALS_CONFIG_DIR})

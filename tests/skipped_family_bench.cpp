@@ -15,6 +15,10 @@ VITALS_CASE_FAMILY(gpu_only_axes) {
 
 VITALS_CASE("plain/1") { return vitals::Timer({.stmt = [] {}, .label = "plain"}); }
 
+// A name full of regex and CMake metacharacters: ctest's test of it (vitals_discover_cases)
+// must select this case alone.
+VITALS_CASE(R"(plain/a.b+c(1)[2]{3}|d^e$f?g*h\i;j"k)") { return vitals::Timer({.stmt = [] {}, .label = "plain"}); }
+
 // A case that says, without being made, that it cannot run here: `list` marks it, and
 // `run` skips it on that word alone (its factory would make a Timer that runs).
 VITALS_CASES(unusable_cases) {

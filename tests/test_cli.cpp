@@ -1098,13 +1098,34 @@ TEST_F(Cli, RunAgainstABaselineGatesOnTheNamedVerdict) {
         out << "]}";
     }
     const std::string run = "run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.05 --baseline " + (dir_ / "base.json").string();
-    CommandResult r = run_vitals(run + " --json " + (dir_ / "new.json").string() + " --fail-on slower");
+    CommandResult r = run_vitals(run + " --json " + (dir_ / "new.json").string() + " --fail-on slower --junit " +
+                                 (dir_ / "gate.xml").string());
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_NE(r.err.find("vitals: --fail-on slower: 1 case slower: relu/32x1024/cpu-f32"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::exists(dir_ / "new.json"));
+    // The JUnit file: the run's case passed, and the comparison's failed on its verdict.
+    const std::string junit = slurp(dir_ / "gate.xml");
+    EXPECT_NE(junit.find(R"(<testsuite name="vitals.run" tests="1" failures="0" skipped="0")"), std::string::npos) << junit;
+    EXPECT_NE(junit.find(R"(<testcase classname="vitals.baseline" name="relu/32x1024/cpu-f32")"), std::string::npos) << junit;
+    EXPECT_NE(junit.find(R"(<failure message="slower: +)"), std::string::npos) << junit;
+    EXPECT_NE(junit.find(R"(type="slower">)"), std::string::npos) << junit;
     r = run_vitals(run + " --fail-on faster");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     expect_usage_error("run --filter '^relu/32x1024/cpu-f32$' --fail-on slower", "--baseline");
+}
+
+// ab --junit: a testcase for the second case, failed exactly when the gate fails.
+TEST_F(Cli, AbWritesJUnitThatAgreesWithTheGate) {
+    const fs::path junit = dir_ / "ab.xml";
+    const CommandResult r = run_vitals("ab relu/32x1024/cpu-f32 relu/32x1024/cpu-f64 --min-run-time 0.05 --max-run-time 0.3 "
+                                       "--block-time 0.002 --fail-on changed --junit " + junit.string());
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.err;
+    const std::string xml = slurp(junit);
+    EXPECT_NE(xml.find(R"(<testsuite name="vitals.ab" tests="1")"), std::string::npos) << xml;
+    EXPECT_NE(xml.find(R"(<testcase classname="vitals.ab" name="relu/32x1024/cpu-f64")"), std::string::npos) << xml;
+    EXPECT_EQ(xml.find("relu/32x1024/cpu-f32\""), std::string::npos) << "the first case is the reference: " << xml;
+    EXPECT_EQ(xml.find("<failure") != std::string::npos, r.exit_code == 3) << xml;
+    EXPECT_NE(xml.find(" against relu/32x1024/cpu-f32 (ratio "), std::string::npos) << xml;
 }
 
 TEST_F(Cli, AnInterruptedAbKeepsItsRoundsMarkedIncomplete) {

@@ -297,8 +297,9 @@ TEST(Runner, UnlabeledCasesAreNeverMergedInTheTables) {
 TEST(Runner, AFamilyThatCannotRunHereIsSkippedNotFatal) {
     const CommandResult list = run("vitals_skipped_family_bench", "list");
     ASSERT_EQ(list.exit_code, 0) << list.err;
-    EXPECT_EQ(list.out, "plain/1\nneeds_widget/1  skipped: no widget here\n");
-    EXPECT_EQ(run("vitals_skipped_family_bench", "list --names").out, "plain/1\nneeds_widget/1\n");
+    const std::string odd_name = R"(plain/a.b+c(1)[2]{3}|d^e$f?g*h\i;j"k)";
+    EXPECT_EQ(list.out, "plain/1\n" + odd_name + "\nneeds_widget/1  skipped: no widget here\n");
+    EXPECT_EQ(run("vitals_skipped_family_bench", "list --names").out, "plain/1\n" + odd_name + "\nneeds_widget/1\n");
     EXPECT_NE(list.err.find("a case family was skipped (its cases are not listed): no accelerator"), std::string::npos) << list.err;
     EXPECT_NE(list.err.find("a case family was skipped (its cases are not listed): no accelerator for the axes family"),
               std::string::npos)
@@ -307,6 +308,49 @@ TEST(Runner, AFamilyThatCannotRunHereIsSkippedNotFatal) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("a case family was skipped: no accelerator"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("no widget here"), std::string::npos) << r.out;
+}
+
+// run --dry-run: every selected case called once, a line each, exit 1 only for a failure.
+TEST(Runner, DryRunCallsEveryCaseOnceAndSaysHowItWent) {
+    CommandResult r = run("vitals_fixture_bench", "run --dry-run");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^ok       fixture/sqrt \([0-9.]+ [mun]?s for one call\)\n)")))
+        << r.out;
+    EXPECT_NE(r.out.find("\nfailed   fixture/throws: the statement broke\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nskipped  fixture/needs-gpu: no CUDA device found\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nok       fixture/family/2 ("), std::string::npos) << r.out;
+    EXPECT_TRUE(r.out.ends_with("\ndry run: 5 cases, 3 ok, 1 skipped, 1 failed\n")) << r.out;
+    EXPECT_NE(r.err.find("vitals: error: 1 of 5 cases failed in the dry run"), std::string::npos) << r.err;
+
+    // Skipped cases do not fail it; the selection flags hold.
+    r = run("vitals_fixture_bench", "run --dry-run --filter '^fixture/(sqrt|needs-gpu)$'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.out.ends_with("\ndry run: 2 cases, 1 ok, 1 skipped, 0 failed\n")) << r.out;
+    r = run("vitals_fixture_bench", "run --dry-run --shard 0/2");
+    EXPECT_TRUE(r.out.ends_with("\ndry run: 3 cases, 2 ok, 1 skipped, 0 failed\n")) << r.out;
+    // What ctest's SKIP_REGULAR_EXPRESSION (cmake/vitalsDiscoverCases.cmake) looks for.
+    r = run("vitals_fixture_bench", "run --dry-run --filter '^fixture/needs-gpu$'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "skipped  fixture/needs-gpu: no CUDA device found\ndry run: 1 case, 0 ok, 1 skipped, 0 failed\n");
+    r = run("vitals_skipped_family_bench", "run --dry-run --filter '^needs_widget/1$'");
+    EXPECT_EQ(r.out, "skipped  needs_widget/1: no widget here\ndry run: 1 case, 0 ok, 1 skipped, 0 failed\n");
+}
+
+TEST(Runner, DryRunRefusesWhatItCannotDo) {
+    for (const char* args : {"run --dry-run --json out.json", "run --dry-run --min-run-time 0.1", "run --dry-run --processes 2",
+                             "run --dry-run --baseline base.json", "run --dry-run --adaptive"}) {
+        SCOPED_TRACE(args);
+        const CommandResult r = run("vitals_fixture_bench", args);
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_NE(r.err.find("vitals: error: "), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("--dry-run"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+    const CommandResult both = run("vitals_fixture_bench", "run --dry-run --json - --junit -");
+    EXPECT_EQ(both.exit_code, 2) << both.err;
+    const CommandResult same = run("vitals_fixture_bench", "run --json /tmp/vitals-same-out --junit /tmp/vitals-same-out");
+    EXPECT_EQ(same.exit_code, 2) << same.err;
+    EXPECT_NE(same.err.find("--json and --junit both write"), std::string::npos) << same.err;
 }
 
 // Google Benchmark's habits: its flags run the program as `run` with their vitals

@@ -79,6 +79,20 @@ TEST(Timer, TimeitIsOneBlockAfterAWarmup) {
     EXPECT_GE(m.raw_times()[0], 1e-9);
 }
 
+TEST(Timer, RunOnceCallsTheStatementOnceWithItsSetups) {
+    int calls = 0, setups = 0, global_setups = 0;
+    Timer timer({.stmt = [&] { ++calls; }, .setup = [&] { ++setups; }, .global_setup = [&] { ++global_setups; }});
+    const vitals::Measurement m = timer.run_once();
+    EXPECT_EQ(calls, 1);  // no warm-up
+    EXPECT_EQ(setups, 1);
+    EXPECT_EQ(global_setups, 1);
+    EXPECT_EQ(m.number_per_run(), 1);
+    ASSERT_EQ(m.raw_times().size(), 1u);
+    EXPECT_GE(m.raw_times()[0], 1e-9);
+    Timer broken({.stmt = [] { throw std::runtime_error("broke"); }});
+    EXPECT_THROW(broken.run_once(), std::runtime_error);
+}
+
 TEST(Timer, AdaptiveStopsOnceTightAndReportsEveryBlock) {
     int blocks = 0;
     Timer timer({.stmt = [] { vitals::do_not_optimize(std::sqrt(2.0)); }});

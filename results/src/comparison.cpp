@@ -9,6 +9,18 @@
 
 namespace vitals {
 
+namespace {
+
+// The distribution-free 95% interval of the median of `values`; none under 6 values.
+std::optional<std::pair<double, double>> median_interval_of(std::vector<double> values) {
+    const std::optional<stats::MedianInterval> ranks = stats::median_interval_ranks(values.size());
+    if (!ranks) return std::nullopt;
+    std::sort(values.begin(), values.end());
+    return std::pair{values[ranks->lower], values[ranks->upper]};
+}
+
+}  // namespace
+
 const CaseComparison* Comparison::find(const std::string& name) const {
     const auto it = case_index.find(name);
     return it == case_index.end() ? nullptr : &cases[it->second];
@@ -42,9 +54,9 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
         } else {
             const std::size_t processes_before = b.process_count(), processes_after = a->process_count();
             const bool by_process = processes_before >= kMinProcessesForTest && processes_after >= kMinProcessesForTest;
-            const stats::Change change =
-                by_process ? stats::test_change(b.process_medians(), a->process_medians(), options.alpha, options.noise_floor)
-                           : stats::test_change(b.seconds, a->seconds, options.alpha, options.noise_floor);
+            const std::vector<double> tested_before = by_process ? b.process_medians() : b.seconds;
+            const std::vector<double> tested_after = by_process ? a->process_medians() : a->seconds;
+            const stats::Change change = stats::test_change(tested_before, tested_after, options.alpha, options.noise_floor);
             CaseComparison c{.name = b.name,
                              .change = change,
                              .by_process = by_process,
@@ -54,6 +66,10 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
                              .from_aggregates = b.aggregate_of > 0 || a->aggregate_of > 0};
             // One median a side is no sample to test: the change stays, the verdict says so.
             if (c.from_aggregates) c.change.verdict = stats::Verdict::untested;
+            if (!c.from_aggregates) {
+                c.before_interval = median_interval_of(tested_before);
+                c.after_interval = median_interval_of(tested_after);
+            }
             if (b.instructions && a->instructions && *b.instructions > 0) {
                 c.instructions_before = b.instructions;
                 c.instructions_after = a->instructions;

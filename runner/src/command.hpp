@@ -101,6 +101,11 @@ std::vector<std::string> near_names(const std::string& name, const std::vector<s
 // The case of that name, or UsageError with the nearest name as a hint.
 const Case& find_case(const Registry& registry, const std::string& name);
 
+// The classname of a command's JUnit testcases: "<program>.<command>" ("vitals.run",
+// "my_bench.compare"), with the dots of the program's file name as '_', since JUnit
+// readers split classnames into packages at dots.
+std::string junit_classname(const CommandContext& context, const std::string& command);
+
 // read_results_file, with a bad file reported as a UsageError; a file marked incomplete
 // adds a line to `warnings`.
 ResultsFile read_results_file_or_usage_error(const std::string& path, std::vector<std::string>& warnings);

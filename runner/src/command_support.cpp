@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include "command.hpp"
@@ -75,6 +76,12 @@ const Case& find_case(const Registry& registry, const std::string& name) {
         }
     }
     throw UsageError(fmt::format("no case named '{}'{}; 'vitals list' shows the cases", name, hint));
+}
+
+std::string junit_classname(const CommandContext& context, const std::string& command) {
+    std::string program = std::filesystem::path(context.executable).filename().string();
+    std::replace(program.begin(), program.end(), '.', '_');
+    return (program.empty() ? std::string("vitals") : program) + "." + command;
 }
 
 ResultsFile read_results_file_or_usage_error(const std::string& path, std::vector<std::string>& warnings) {

@@ -72,4 +72,19 @@ std::optional<OutputFile> OutputFlag::prepare(const Rules& rules) {
     return file;
 }
 
+void OutputFlag::check_apart(const std::vector<std::pair<std::string, const OutputFlag*>>& flags) {
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+            const OutputFlag &a = *flags[j].second, &b = *flags[i].second;
+            if (!a.given() || !b.given()) continue;
+            const bool both_stdout = is_standard_output(a.path()) && is_standard_output(b.path());
+            std::error_code error;
+            if (both_stdout || a.path() == b.path() || std::filesystem::equivalent(a.path(), b.path(), error)) {
+                throw UsageError(fmt::format("{} and {} both write '{}'; give one of them another file", flags[j].first,
+                                             flags[i].first, b.path()));
+            }
+        }
+    }
+}
+
 }  // namespace vitals::cli

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shard.hpp"
@@ -58,6 +59,10 @@ public:
     std::string path() const { return path_.value_or(""); }
     // Where the file is written: the prepared path, or the kept standard output's /dev/fd/N.
     const std::string& write_path() const { return write_path_; }
+
+    // UsageError when two of these output flags name one file, or both standard output
+    // (the second would get the stream the first moved aside). Call before prepare.
+    static void check_apart(const std::vector<std::pair<std::string, const OutputFlag*>>& flags);
 
 private:
     std::optional<std::string> path_;

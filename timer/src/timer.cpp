@@ -187,6 +187,13 @@ Measurement Timer::timeit(std::int64_t number) {
     return Measurement(number, {block.wall}, task_spec_, {block.cpu});
 }
 
+Measurement Timer::run_once() {
+    Run run(options_, global_setup_done_, in_use_.flag);
+    const Run::BlockTime block = run.timed_block(1, task_spec_);
+    last_number_per_run_ = 1;
+    return Measurement(1, {block.wall}, task_spec_, {block.cpu});
+}
+
 profiler::Trace Timer::profile() { return profile(TimerProfileOptions{}); }
 
 profiler::Trace Timer::profile(const TimerProfileOptions& options) {

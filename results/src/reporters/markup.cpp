@@ -88,6 +88,22 @@ std::string escape_html(std::string_view text) {
     return out;
 }
 
+std::string escape_xml(std::string_view text) {
+    std::string out;
+    const std::string html = escape_html(text);  // valid UTF-8 now, with no C0 or C1 control
+    for (std::size_t i = 0; i < html.size(); ++i) {
+        // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are valid UTF-8 that XML 1.0 forbids.
+        if (i + 2 < html.size() && html.compare(i, 2, "\xef\xbf") == 0 &&
+            (html[i + 2] == '\xbe' || html[i + 2] == '\xbf')) {
+            out += html[i + 2] == '\xbe' ? "\\ufffe" : "\\uffff";
+            i += 2;
+            continue;
+        }
+        out += html[i];
+    }
+    return out;
+}
+
 std::string escape_markdown(std::string_view text) {
     std::string out;  // the markup escaped first, so that the \xNN of controls stay as they are
     for (const char c : text) {

@@ -12,6 +12,7 @@
 #include "vitals/ab.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/results/ab_report.hpp"
+#include "vitals/results/junit.hpp"
 #include "vitals/results/markup.hpp"
 
 namespace vitals::cli {
@@ -41,6 +42,9 @@ public:
             ->transform(positive_seconds());
         report_.declare(app);
         json_.declare(app, "--json", "Also write every round's block times and the figures as JSON");
+        junit_.declare(app, "--junit",
+                       "Also write JUnit XML here, for CI: a testcase per case after the first, failed when its verdict "
+                       "is named by --fail-on (none fail without it)");
         fail_on_.declare(app);
     }
 
@@ -73,7 +77,9 @@ public:
             throw UsageError(fmt::format("--max-run-time ({:g} s) is shorter than --min-run-time ({:g} s)",
                                          options.max_run_time, options.min_run_time));
         }
+        OutputFlag::check_apart({{"--json", &json_}, {"--junit", &junit_}});
         const std::optional<OutputFile> json = json_.prepare({});  // before measuring
+        const std::optional<OutputFile> junit = junit_.prepare({});
 
         std::vector<Timer> timers;
         timers.reserve(cases.size());
@@ -99,6 +105,10 @@ public:
         for (std::size_t i = 0; i < cases.size(); ++i) result.alternatives[i].name = cases[i]->name;
         // The file first, then the table: a closed standard output cannot lose the results.
         if (json) json->write(ab_to_json(result, context.executable));
+        if (junit) {
+            junit->write(render_junit({junit_of_ab(result, [this](stats::Verdict v) { return fail_on_.fails(v); },
+                                                   junit_classname(context, "ab"))}));
+        }
         fmt::print("{}", render_ab_text(result));
         std::fflush(stdout);
         if (result.stopped_by == AbStop::interrupted) throw StoppedBySignal(stop_signal());
@@ -111,7 +121,7 @@ private:
     std::vector<std::string> names_;
     AbOptions options_;
     ReportFlags report_;
-    OutputFlag json_;
+    OutputFlag json_, junit_;
     FailOnFlag fail_on_;
 };
 

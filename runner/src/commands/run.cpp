@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "../command.hpp"
+#include "../dry_run.hpp"
 #include "../git.hpp"
 #include "../flags.hpp"
 #include "vitals/results/comparison.hpp"
@@ -18,6 +19,9 @@
 #include "../measure_flags.hpp"
 #include "../output_flag.hpp"
 #include "../profile_window.hpp"
+#include "../run_report.hpp"
+#include "vitals/results/junit.hpp"
+#include "vitals/results/markup.hpp"
 #include "vitals/results/reporters.hpp"
 #include "vitals/results/roofline.hpp"
 #include "../shard.hpp"
@@ -32,101 +36,10 @@
 namespace vitals::cli {
 namespace {
 
-// How --profile-slow profiles and shows a slower case.
-struct SlowProfile {
-    std::string sort_by;
-    int row_limit = 100;
-    std::string json_path;          // the new results file ("" without --json): traces go beside it
-    std::string baseline_path;      // the baseline results file, for messages
-    std::string baseline_trace_dir; // where the baseline run wrote its traces ("" if it wrote none)
-};
-
-// Profiles a case that came out slower than the baseline in one window of as many calls as
-// the baseline's trace of it holds (a profile's default count without one): its table,
-// its trace next to the results (or in the current folder), and where the baseline run
-// left a trace of the case (run --trace-dir), the per-operator comparison of the two.
-void profile_slow_case(const Case& c, const SlowProfile& how) {
-    std::optional<profiler::Trace> before;
-    std::filesystem::path before_path;
-    std::string no_comparison;  // why there is none
-    std::int64_t calls = kDefaultProfileCalls;
-    if (how.baseline_trace_dir.empty()) {
-        no_comparison = fmt::format("no baseline trace of {}: {} names no trace folder; run the baseline with "
-                                    "'vitals run --trace-dir DIR' to compare operators per call",
-                                    c.name, how.baseline_path);
-    } else {
-        before_path = std::filesystem::path(how.baseline_trace_dir) / case_trace_file_name(c.name);
-        if (!std::filesystem::exists(before_path)) {
-            no_comparison = fmt::format("no baseline trace of {}: {} does not exist; run the baseline with "
-                                        "'vitals run --trace-dir DIR' to compare operators per call",
-                                        c.name, before_path.string());
-        } else {
-            try {
-                before = profiler::read_chrome_trace(before_path);
-                calls = trace_calls(*before).statement_calls.value_or(kDefaultProfileCalls);
-                if (calls <= 0) calls = kDefaultProfileCalls;
-            } catch (const std::runtime_error& e) {
-                no_comparison = fmt::format("the baseline trace of {} cannot be read: {}", c.name, e.what());
-                before.reset();
-            }
-        }
-    }
-    Timer timer = c.timer();
-    warm_up_for_profile(timer);
-    const profiler::Trace trace = timer.profile({.number = calls, .profile = {.record_shapes = true}});
-    fmt::print("\n{} is slower; its profile:\n{}{}", c.name,
-               trace.key_averages().table({.sort_by = how.sort_by, .row_limit = how.row_limit}),
-               calls_footer(calls, 1, false));
-    const std::filesystem::path folder = std::filesystem::path(how.json_path).parent_path();
-    const std::filesystem::path path = folder / case_trace_file_name(c.name);
-    trace.export_chrome_trace(path);
-    fmt::print("trace: {}\n", path.string());
-    if (before) {
-        fmt::print("\n{} against the baseline's trace:\n{}", c.name,
-                   profile_diff_report(*before, trace, before_path.string(), path.string()));
-    } else {
-        fmt::print("{}\n", no_comparison);
-    }
-}
-
 // How long a worker of --processes may take for its case by default: far past any
 // case's measurement (adaptive runs stop at --max-run-time, 10 s by default), short of a
 // night lost to one hung case.
 constexpr double kWorkerCaseTimeout = 300;
-
-// The measured cases for the Compare tables. Compare joins measurements of equal tasks
-// (the same statement measured twice); distinct cases whose Timers say the same (no
-// label, say) are told apart by their case names in the row instead, so that no case
-// hides another.
-std::vector<Measurement> measurements_for_tables(const std::vector<CaseResult>& results) {
-    std::vector<Measurement> out;
-    for (const CaseResult& r : results) {
-        if (!r.measurement) continue;
-        const TaskSpec& task = r.measurement->task_spec();
-        const std::size_t same = static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [&](const CaseResult& other) {
-            return other.measurement && other.measurement->task_spec() == task;
-        }));
-        if (same == 1) {
-            out.push_back(*r.measurement);
-            continue;
-        }
-        TaskSpec named = task;
-        named.sub_label = task.sub_label.empty() ? r.name : task.sub_label + " (" + r.name + ")";
-        Measurement m(r.measurement->number_per_run(), r.measurement->raw_times(), std::move(named), r.measurement->raw_cpu_times());
-        out.push_back(r.measurement->median_interval() ? m.with_median_interval(*r.measurement->median_interval()) : m);
-    }
-    return out;
-}
-
-// The cases skipped, after the tables.
-void print_skipped(const std::vector<CaseResult>& results) {
-    const auto skipped = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.skipped.empty(); });
-    if (skipped == 0) return;
-    fmt::print("\n{} case{} skipped:\n", skipped, skipped > 1 ? "s" : "");
-    for (const CaseResult& r : results) {
-        if (!r.skipped.empty()) fmt::print("  {}: {}\n", r.name, r.skipped);
-    }
-}
 
 class RunCommand final : public Command {
 public:
@@ -173,13 +86,32 @@ public:
                                    "records the folder, for a later run's --baseline --profile-slow",
                                    kDefaultProfileCalls));
         report_.declare(app);
-        app.add_flag("--roofline", roofline_,
+        auto* roofline = app.add_flag("--roofline", roofline_,
                      "Place every case that states its work against this machine's limits (measured once by "
                      "'vitals machine', then cached): a table after the Compare tables, and the results file");
+        junit_.declare(app, "--junit",
+                       "Also write JUnit XML here, for CI: a testcase per case (failed, skipped or passed), and with "
+                       "--baseline one per compared case, failed when its verdict is named by --fail-on");
+        app.add_flag("--dry-run", dry_run_,
+                     "Call every selected case once, with no warm-up and no statistics, and print a line per case: ok, "
+                     "skipped (why) or failed (the message); exit 1 when a case failed. A smoke test, and what a "
+                     "ctest test per case runs (vitals_discover_cases)")
+            ->excludes(json)
+            ->excludes(baseline)
+            ->excludes(roofline)
+            ->excludes(app.get_option("--processes"))
+            ->excludes(app.get_option("--case-timeout"))
+            ->excludes(app.get_option("--history"))
+            ->excludes(app.get_option("--trace-dir"));
     }
 
     void run(const CommandContext& context) override {
         measure_.validate();
+        if (dry_run_ && !measure_.arguments().empty()) {
+            throw UsageError(fmt::format("--dry-run calls each case once and measures nothing, so {} does not apply; "
+                                         "drop it, or drop --dry-run to measure",
+                                         measure_.arguments().front()));
+        }
         std::optional<Registry> replaced;
         const Registry& registry = axes_.apply(context.registry, replaced);
         const std::vector<const Case*> matching = matching_cases(registry, filter_);
@@ -208,10 +140,26 @@ public:
         // The results file, checked and its folder held before measuring: a relative path
         // stays where the run started, whatever a case does. An interrupted run writes
         // beside it, never over it ("out.json" -> "out.partial.json").
-        std::optional<OutputFile> output = json_.prepare({
+        OutputFlag::check_apart({{"--json", &json_}, {"--junit", &junit_}});
+        const OutputFlag::Rules rules{
             .inputs = baseline_ ? std::vector<std::filesystem::path>{*baseline_} : std::vector<std::filesystem::path>{},
             .shard = shard_ ? shard : std::nullopt,
-        });
+        };
+        std::optional<OutputFile> output = json_.prepare(rules);
+        std::optional<OutputFile> junit = worker_of_ ? std::nullopt : junit_.prepare(rules);
+        if (dry_run_) {
+            const std::vector<CaseResult> results = dry_run(selected);
+            for (const std::string& why : registry.skipped_families()) {
+                fmt::print(stderr, "a case family was skipped: {}\n", terminal_safe(why));
+            }
+            if (junit) junit->write(render_junit({junit_of_run(results, junit_classname(context, "run"))}));
+            const auto failed = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return !r.error.empty(); });
+            if (failed > 0) {
+                print_error(fmt::format("{} of {} cases failed in the dry run (see above)", failed, results.size()));
+                throw Failed();
+            }
+            return;
+        }
         if (baseline_) {
             ResultsFile base = read_results_file_or_usage_error(*baseline_, baseline_warnings_);
             baseline_cases_ = std::move(base.cases);
@@ -285,6 +233,8 @@ public:
         }
         if (store && !interrupted && !lost_process) record_in_history(*store, revision, results);
         if (trace_dir_ && !worker && !interrupted) write_traces(registry, results);
+        if (baseline_ && !worker && !interrupted) compare_with_baseline(results);
+        if (junit) write_junit(interrupted ? junit->tagged("partial") : *junit, results, context);
         if (!worker) print_report(registry, results, interrupted, lost_process);
         finish(results, interrupted, lost_process);
     }
@@ -443,7 +393,7 @@ private:
             fmt::print("{}", roofline_text_);
             fmt::print("{}", growth_report(registry, results));
             for (const std::string& why : registry.skipped_families()) fmt::print("\na case family was skipped: {}\n", why);
-            if (baseline_) compare_with_baseline(registry, results);
+            if (baseline_) print_baseline_comparison(registry, results);
             if (std::fflush(stdout) != 0) throw std::system_error(errno, std::generic_category(), "flush");
         } catch (const std::system_error& e) {
             print_error(fmt::format("cannot print the report to standard output: {}{}", std::strerror(e.code().value()), where));
@@ -455,17 +405,40 @@ private:
         if (lost_process) print_error("some cases lost a process (see above); the results are marked incomplete");
     }
 
+    // The comparison with --baseline, before any output that shows it; a baseline that
+    // cannot be compared is kept as a UsageError for when the report gets there.
+    void compare_with_baseline(const std::vector<CaseResult>& results) {
+        try {
+            comparison_ = compare_runs(*baseline_, baseline_cases_, "this run", samples_of(results), report_.options());
+        } catch (const ResultsFileError& e) {
+            comparison_error_ = e.what();
+            return;
+        }
+        comparison_->warnings = std::move(baseline_warnings_);
+        baseline_verdicts_ = verdicts_of(*comparison_);
+    }
+
+    // --junit: the run's cases, and with --baseline the compared cases. A failed write is
+    // said, and the run exits 1 with its other outputs kept.
+    void write_junit(const OutputFile& out, const std::vector<CaseResult>& results, const CommandContext& context) {
+        std::vector<JUnitSuite> suites{junit_of_run(results, junit_classname(context, "run"))};
+        if (comparison_) {
+            suites.push_back(junit_of_comparison(*comparison_, [this](stats::Verdict v) { return fail_on_.fails(v); },
+                                                 junit_classname(context, "baseline")));
+        }
+        try {
+            out.write(render_junit(suites));
+        } catch (const std::runtime_error& e) {
+            print_error(e.what());
+            write_failed_ = true;
+        }
+    }
+
     // The comparison with --baseline and the profiles of the slower cases; UsageError for
     // a baseline that cannot be compared.
-    void compare_with_baseline(const Registry& registry, const std::vector<CaseResult>& results) {
-        Comparison comparison;
-        try {
-            comparison = compare_runs(*baseline_, baseline_cases_, "this run", samples_of(results), report_.options());
-        } catch (const ResultsFileError& e) {
-            throw UsageError(e.what());
-        }
-        comparison.warnings = std::move(baseline_warnings_);
-        baseline_verdicts_ = verdicts_of(comparison);
+    void print_baseline_comparison(const Registry& registry, const std::vector<CaseResult>& results) {
+        if (!comparison_) throw UsageError(comparison_error_.value_or("the run was not compared with its baseline"));
+        const Comparison& comparison = *comparison_;
         fmt::print("\n{}", render_comparison_text(comparison));
         if (profile_slow_percent_) {
             for (const std::string& name : slower_cases(comparison, *profile_slow_percent_ / 100)) {
@@ -482,7 +455,10 @@ private:
     }
 
     std::optional<std::string> filter_, shard_, baseline_, history_;
-    OutputFlag json_;
+    OutputFlag json_, junit_;
+    bool dry_run_ = false;
+    std::optional<Comparison> comparison_;         // with --baseline, once measured
+    std::optional<std::string> comparison_error_;  // why there is none
     std::optional<double> case_timeout_;
     std::optional<std::string> worker_of_;  // "P/N": this process is worker P of a run --processes N
     std::vector<CaseSamples> baseline_cases_;

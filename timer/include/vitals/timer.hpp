@@ -103,6 +103,9 @@ public:
     // One warm-up block of max(number / 100, 2) calls, then one measured block. With
     // Cache::cold, `number` blocks of one call each, the caches evicted before each.
     Measurement timeit(std::int64_t number = 1000000);
+    // global_setup, setup and exactly one timed call, with no warm-up: a smoke test that
+    // the statement runs (run --dry-run). The Measurement holds that one call's time.
+    Measurement run_once();
     // Picks a power-of-ten block size, then times blocks until min_run_time is reached.
     Measurement blocked_autorange(const BlockedAutorangeOptions& options = {});
     // Times blocks until IQR / median < threshold (or, with .precision, the median's

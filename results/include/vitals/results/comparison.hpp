@@ -28,6 +28,9 @@ struct CaseComparison {
     // A side read from aggregates only: one median, no test; the verdict is `untested`.
     bool from_aggregates = false;
     std::optional<double> instructions_before, instructions_after;  // per call, when both counted
+    // The distribution-free 95% intervals of the two medians shown (order statistics of
+    // the values tested); none for a side of fewer than 6 values.
+    std::optional<std::pair<double, double>> before_interval, after_interval;
 };
 
 struct Comparison {

@@ -17,6 +17,10 @@ namespace vitals {
 
 // Text for HTML content and attribute values: also & < > " ' as entities.
 std::string escape_html(std::string_view text);
+// Text for XML 1.0 content and attribute values (JUnit files): as escape_html, and
+// U+FFFE and U+FFFF, which XML 1.0 forbids, as \uNNNN too, so that any name gives a
+// well-formed document.
+std::string escape_xml(std::string_view text);
 // Prose for a markdown line or table cell: also < > & as HTML entities (no HTML tag
 // passes), and \ ` * _ | [ ] ~ backslash-escaped (no emphasis, code, link or cell end).
 std::string escape_markdown(std::string_view text);
