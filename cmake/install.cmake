@@ -21,6 +21,7 @@ foreach(part IN ITEMS platform stats machine profiler_bridge timer kernels resul
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${part}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_BINARY_DIR}/include/vitals/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vitals)
 install(EXPORT vitals-targets NAMESPACE vitals:: DESTINATION ${VITALS_CONFIG_DIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vitalsConfig.cmake.in

@@ -10,10 +10,13 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <locale.h>
+#include <string>
+#include <string_view>
 #include <unistd.h>
 
 #include "command.hpp"
 #include "vitals/runner.hpp"
+#include "vitals/version.hpp"
 
 namespace vitals {
 namespace cli {
@@ -51,10 +54,19 @@ std::string command_names(const char* last = ", ") {
     return out;
 }
 
+// `vitals 0.1.0` for the vitals command; `my_bench (vitals 0.1.0)` for a program of
+// one's own built with VITALS_MAIN, named as it was run.
+std::string version_line(const char* argv0) {
+    std::string_view name = argv0 != nullptr ? argv0 : "";
+    if (const auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+    if (name.empty() || name == "vitals") return fmt::format("vitals {}", VITALS_VERSION_STRING);
+    return fmt::format("{} (vitals {})", name, VITALS_VERSION_STRING);
+}
+
 void check_first_argument(int argc, char** argv) {
     const std::string first = argc >= 2 ? argv[1] : "";
     if (first.empty()) return;
-    if (first[0] == '-' && first != "-h" && first != "--help" && first != "--help-all") {
+    if (first[0] == '-' && first != "-h" && first != "--help" && first != "--help-all" && first != "--version") {
         throw UsageError(fmt::format("unknown option '{}' before the command; the commands are {} (see 'vitals --help')",
                                      first, command_names()));
     }
@@ -94,6 +106,9 @@ bool parse(CLI::App& app, int argc, char** argv) {
     } catch (const CLI::CallForAllHelp&) {
         fmt::print("{}", app.help("", CLI::AppFormatMode::All));
         return true;
+    } catch (const CLI::CallForVersion& e) {
+        fmt::print("{}\n", e.what());
+        return true;
     } catch (const CLI::ParseError& e) {
         const CLI::App* target = chosen();
         const std::string help = target == &app ? "vitals --help" : fmt::format("vitals {} --help", target->get_name());
@@ -130,6 +145,7 @@ int run_main(int argc, char** argv, const Registry& registry) {
     CLI::App app{"vitals: time C++ statements the way torch.utils.benchmark.Timer does", "vitals"};
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Print help for every command and exit");
+    app.set_version_flag("--version", version_line(argc > 0 ? argv[0] : nullptr), "Print the version and exit");
     app.fallthrough(false);
     app.footer("Exit status: 0 success; 1 a case, a file or the run failed; 2 bad flags, names or input files; 3 a "
                "case got a verdict named by --fail-on (compare, ab, run --baseline, report); 128+N stopped by signal N, "
