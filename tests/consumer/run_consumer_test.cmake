@@ -6,7 +6,8 @@
 #   HOW=fetchcontent  FetchContent from VITALS_SOURCE_DIR, consumer with no build type
 # and checks that vitals behaves as a guest: the consumer's build type stays its own, no
 # CUDA language, none of vitals' programs or compile options in the consumer's build,
-# and a program that times CPU code needs no CUDA library.
+# from source only the parts the consumer links, and a program that times CPU code needs
+# no CUDA library.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE ${WORK_DIR})
 if(PREFIX_PATH)  # where the vitals build found its packages
@@ -31,8 +32,8 @@ function(build_consumer name build_type)
     endif()
     run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${dir} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
         -DCMAKE_EXPORT_COMPILE_COMMANDS=ON ${type_arg} ${ARGN})
-    # Only what the consumer needs, not every part of vitals.
-    run(${CMAKE_COMMAND} --build ${dir} --target consumer -j 2)
+    # The consumer's whole build (`all`): a guest adds only what the consumer links.
+    run(${CMAKE_COMMAND} --build ${dir} -j 2)
 
     file(STRINGS ${dir}/CMakeCache.txt type_line REGEX "^CMAKE_BUILD_TYPE:")
     if(NOT type_line STREQUAL "CMAKE_BUILD_TYPE:STRING=${build_type}")
@@ -75,6 +76,17 @@ function(check_cpu_only name)
     run(nm ${program})
     if(out MATCHES "[ \n](cuda[A-Z][A-Za-z]*|cupti[A-Z][A-Za-z]*|nvtx[A-Z][A-Za-z]*|vitals_cuda_link_anchor)")
         message(FATAL_ERROR "${name}: a timer-only program links CUDA code (${CMAKE_MATCH_1})")
+    endif()
+endfunction()
+
+# From source, the consumer's `all` built the Timer's parts and nothing else of vitals.
+function(check_only_linked_parts name)
+    file(GLOB_RECURSE archives RELATIVE ${WORK_DIR}/${name} ${WORK_DIR}/${name}/*libvitals_*)
+    list(TRANSFORM archives REPLACE ".*/" "")
+    list(SORT archives)
+    set(expected libvitals_platform.a libvitals_profiler_bridge.a libvitals_stats.a libvitals_timer.a)
+    if(NOT archives STREQUAL expected)
+        message(FATAL_ERROR "${name}: a program that links vitals::timer built ${archives}; expected ${expected}")
     endif()
 endfunction()
 
@@ -150,11 +162,13 @@ elseif(HOW STREQUAL "subdirectory")
         -DVITALS_PARTS=timer -DVITALS_FMT_HEADER_ONLY=${FMT_HEADER_ONLY})
     check_timer_output(subdirectory-timer)
     check_cpu_only(subdirectory-timer)
+    check_only_linked_parts(subdirectory-timer)
 elseif(HOW STREQUAL "fetchcontent")
     build_consumer(fetchcontent-timer "" -DVITALS_HOW=fetchcontent -DVITALS_SOURCE=${VITALS_SOURCE_DIR}
         -DVITALS_PARTS=timer -DVITALS_FMT_HEADER_ONLY=${FMT_HEADER_ONLY})
     check_timer_output(fetchcontent-timer)
     check_cpu_only(fetchcontent-timer)
+    check_only_linked_parts(fetchcontent-timer)
 else()
     message(FATAL_ERROR "HOW: package, subdirectory or fetchcontent")
 endif()
