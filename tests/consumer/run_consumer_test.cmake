@@ -1,7 +1,8 @@
 # Builds and runs tests/consumer, an outside project, against vitals brought in one way:
 #   HOW=package       installs the build tree (VITALS_BINARY_DIR) into a scratch prefix,
 #                     then find_package(vitals) with COMPONENTS timer, timer cuda (CUDA
-#                     builds) and none (vitals::vitals)
+#                     builds) and none (vitals::vitals), and pkg-config (vitals-timer,
+#                     vitals)
 #   HOW=subdirectory  add_subdirectory(VITALS_SOURCE_DIR), consumer in Debug
 #   HOW=fetchcontent  FetchContent from VITALS_SOURCE_DIR, consumer with no build type
 # and checks that vitals behaves as a guest: the consumer's build type stays its own, no
@@ -99,11 +100,18 @@ endfunction()
 if(HOW STREQUAL "package")
     set(prefix ${WORK_DIR}/prefix)
     run(${CMAKE_COMMAND} --install ${VITALS_BINARY_DIR} --prefix ${prefix})
-    foreach(expected include/vitals/vitals.hpp bin/vitals lib/cmake/vitals/vitalsConfig.cmake)
+    foreach(expected include/vitals/vitals.hpp include/vitals/version.hpp bin/vitals
+                     lib/cmake/vitals/vitalsConfig.cmake lib/pkgconfig/vitals.pc lib/pkgconfig/vitals-timer.pc)
         if(NOT EXISTS ${prefix}/${expected})
             message(FATAL_ERROR "install is missing ${expected}")
         endif()
     endforeach()
+    # The parts' internal headers stay in the source tree.
+    file(GLOB_RECURSE internal RELATIVE ${prefix}/include ${prefix}/include/*)
+    list(FILTER internal INCLUDE REGEX "internal/|/(process|json_depth|checked_number)\\.hpp$")
+    if(internal)
+        message(FATAL_ERROR "install has internal headers: ${internal}")
+    endif()
 
     # The Timer alone: find_package(vitals COMPONENTS timer), links vitals::timer.
     build_consumer(package-timer Release -DCMAKE_PREFIX_PATH=${prefix} -DVITALS_PARTS=timer)
@@ -157,6 +165,39 @@ if(HOW STREQUAL "package")
     if(NOT out MATCHES "matmul/128x128/cpu-f32")
         message(FATAL_ERROR "the installed vitals executable failed:\n${out}")
     endif()
+    run(${prefix}/bin/vitals --version)
+    if(NOT out MATCHES "^vitals [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+        message(FATAL_ERROR "the installed vitals executable gave no version:\n${out}")
+    endif()
+
+    # Without CMake: the same programs built with pkg-config's flags from the installed
+    # .pc files, the Timer alone (vitals-timer) and everything (vitals).
+    find_program(PKG_CONFIG NAMES pkg-config pkgconf REQUIRED)
+    set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+    file(GLOB pc_files RELATIVE ${prefix}/lib/pkgconfig ${prefix}/lib/pkgconfig/*.pc)
+    string(REPLACE ".pc" "" pc_names "${pc_files}")
+    run(${PKG_CONFIG} --print-errors --exists ${pc_names})  # every Requires resolves
+    foreach(pc IN ITEMS vitals-timer vitals)
+        run(${PKG_CONFIG} --cflags --libs ${pc})
+        separate_arguments(flags UNIX_COMMAND "${out}")
+        if(pc STREQUAL "vitals")
+            set(source main.cpp)
+            set(run_args list)
+        else()
+            set(source timer_only.cpp)
+            set(run_args "")
+        endif()
+        file(MAKE_DIRECTORY ${WORK_DIR}/pkgconfig-${pc})
+        run(${CXX_COMPILER} -std=c++20 -O2 -Wall -Wextra -Werror ${CONSUMER_SOURCE_DIR}/${source}
+            -o ${WORK_DIR}/pkgconfig-${pc}/consumer ${flags})
+        run(${WORK_DIR}/pkgconfig-${pc}/consumer ${run_args})
+        if(pc STREQUAL "vitals-timer")
+            check_timer_output(pkgconfig-vitals-timer)
+        elseif(NOT out MATCHES "consumer/sqrt\n")
+            message(FATAL_ERROR "the consumer built with pkg-config's vitals flags ran wrongly:\n${out}")
+        endif()
+    endforeach()
+    check_cpu_only(pkgconfig-vitals-timer)
 elseif(HOW STREQUAL "subdirectory")
     build_consumer(subdirectory-timer Debug -DVITALS_HOW=subdirectory -DVITALS_SOURCE=${VITALS_SOURCE_DIR}
         -DVITALS_PARTS=timer -DVITALS_FMT_HEADER_ONLY=${FMT_HEADER_ONLY})
