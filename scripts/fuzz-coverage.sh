@@ -17,17 +17,17 @@ llvm=${LLVM_SUFFIX--14}  # clang 14's tools, to read clang 14's profiles
 # our own writers (gzip_compress, write_file_atomically), and running what was parsed.
 declare -A parser=(
     [results_reader]="results/src/results_reader.cpp:parse_text,benchmarks_of,seconds_per_unit,non_negative,read_work,read_roofline,read_ceilings,parse_results
-                      platform/src/json_depth.cpp platform/include/vitals/checked_number.hpp"
+                      platform/src/json_depth.cpp platform/internal/vitals/internal/checked_number.hpp"
     [chrome_trace_reader]="profiler_bridge/src/trace_reader.cpp:parse_chrome_trace
                            profiler_bridge/src/gzip.cpp:looks_gzipped,gzip_decompress
-                           platform/src/json_depth.cpp platform/include/vitals/checked_number.hpp"
+                           platform/src/json_depth.cpp platform/internal/vitals/internal/checked_number.hpp"
     [schedule]="profiler_bridge/src/profile.cpp:8Schedule"
     [cli]="runner/src/run_main.cpp
            runner/src/flags.cpp:number_validator,positive_seconds,open_unit_interval,finite_non_negative,decimal_integer
            runner/src/command_support.cpp:find_case,edit_distance
            runner/src/measure_flags.cpp:14MeasureOptions7declare,14MeasureOptions8validate"
     [merge]="results/src/results_reader.cpp:merge_results,read_case_results,parse_text,benchmarks_of,seconds_per_unit,non_negative,read_work
-             platform/src/json_depth.cpp platform/include/vitals/checked_number.hpp"
+             platform/src/json_depth.cpp platform/internal/vitals/internal/checked_number.hpp"
     [filter]="runner/src/command_support.cpp:matching_cases"
     [output_path]="platform/src/atomic_file.cpp:descriptor_of,target_of,folder_of,check_regular_target,check_output_path,check_outputs_are_not_inputs"
 )

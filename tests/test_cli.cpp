@@ -1166,12 +1166,14 @@ TEST_F(Cli, HistoryFollowsACaseAcrossCommitsAndGatesARegression) {
     const std::string db = (dir_ / "h.sqlite").string();
     // 24 commits: 100 ns, then 110 ns from commit 13 on; commit 25 is 130 ns.
     for (int i = 1; i <= 25; ++i) {
-        const fs::path file = dir_ / ("r" + std::to_string(i) + ".json");
+        const fs::path file = dir_ / fmt::format("r{}.json", i);
         write_results(file, "x", i < 13 ? 100 : i < 25 ? 110 : 130, 20, i);
         const CommandResult r = run_vitals(fmt::format("history add {} --db {} --commit c{} --branch main --time 2026-11-{:02}T12:00:00Z",
                                                        file.string(), db, i, i));
         ASSERT_EQ(r.exit_code, 0) << r.err;
-        if (i == 1) EXPECT_NE(r.out.find("1 case of commit c1 (main, ci-host, Test CPU, 4 cores) recorded"), std::string::npos) << r.out;
+        if (i == 1) {
+            EXPECT_NE(r.out.find("1 case of commit c1 (main, ci-host, Test CPU, 4 cores) recorded"), std::string::npos) << r.out;
+        }
     }
     CommandResult r = run_vitals("history detect --db " + db);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -1219,7 +1221,9 @@ TEST_F(Cli, HistoryFollowsACaseAcrossCommitsAndGatesARegression) {
     int rows = 0;
     while (std::getline(csv, line)) {
         ++rows;
-        if (rows == 1) EXPECT_EQ(line.rfind("x,\"ci-host, Test CPU, 4 cores\",main,c1,2026-11-01T12:00:00Z,", 0), 0u) << line;
+        if (rows == 1) {
+            EXPECT_EQ(line.rfind("x,\"ci-host, Test CPU, 4 cores\",main,c1,2026-11-01T12:00:00Z,", 0), 0u) << line;
+        }
     }
     EXPECT_EQ(rows, 25);
 }

@@ -38,14 +38,13 @@ std::size_t to_size(const Text& t) { return static_cast<std::size_t>(to_double(t
 // Every block's seconds and process, as one text column each: one row per case and run.
 std::string joined(const std::vector<double>& values) {
     std::string out;
-    for (double v : values) out += (out.empty() ? "" : " ") + number(v);
+    for (double v : values) {
+        if (!out.empty()) out += ' ';
+        out += number(v);
+    }
     return out;
 }
-std::string joined(const std::vector<int>& values) {
-    std::string out;
-    for (int v : values) out += (out.empty() ? "" : " ") + std::to_string(v);
-    return out;
-}
+std::string joined(const std::vector<int>& values) { return fmt::format("{}", fmt::join(values, " ")); }
 std::vector<double> split_numbers(const Text& t) {
     std::vector<double> out;
     std::istringstream in(t.value_or(""));

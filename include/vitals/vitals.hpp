@@ -17,4 +17,5 @@
 #include "vitals/threads.hpp"
 #include "vitals/timer.hpp"
 #include "vitals/timer_profile.hpp"
+#include "vitals/version.hpp"
 #include "vitals/instructions.hpp"

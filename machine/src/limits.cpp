@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "vitals/checked_number.hpp"
+#include "vitals/internal/checked_number.hpp"
 #include "vitals/machine.hpp"
 
 #include "figures_json.hpp"

@@ -1,4 +1,4 @@
-#include "vitals/json_depth.hpp"
+#include "vitals/internal/json_depth.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "vitals/process.hpp"
+#include "vitals/internal/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "gzip.hpp"
-#include "vitals/checked_number.hpp"
-#include "vitals/json_depth.hpp"
+#include "vitals/internal/checked_number.hpp"
+#include "vitals/internal/json_depth.hpp"
 #include "vitals/profiler/trace.hpp"
 
 namespace vitals::profiler {

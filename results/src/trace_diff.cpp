@@ -200,7 +200,7 @@ std::string profile_diff_report(const profiler::Trace& before, const profiler::T
     }
     if (why_no_totals.empty()) {
         add("total change", [&](const Side& b, const Side& a) {
-            return (a.self_us >= b.self_us ? "+" : "-") + us(std::fabs(a.self_us - b.self_us));
+            return fmt::format("{}{}", a.self_us >= b.self_us ? '+' : '-', us(std::fabs(a.self_us - b.self_us)));
         });
     }
     // Operator names come from the traces: shown with their control characters escaped.

@@ -11,11 +11,14 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <locale.h>
+#include <string>
+#include <string_view>
 #include <unistd.h>
 
 #include "command.hpp"
 #include "google_benchmark_flags.hpp"
 #include "vitals/runner.hpp"
+#include "vitals/version.hpp"
 
 namespace vitals {
 namespace cli {
@@ -60,10 +63,18 @@ std::string program_name(const char* argv0) {
     return name.empty() ? "vitals" : name;
 }
 
+// `vitals 0.1.0` for the vitals command; `my_bench (vitals 0.1.0)` for a program of
+// one's own built with VITALS_MAIN, named as it was run.
+std::string version_line(const char* argv0) {
+    const std::string name = program_name(argv0);
+    if (name == "vitals") return fmt::format("vitals {}", VITALS_VERSION_STRING);
+    return fmt::format("{} (vitals {})", name, VITALS_VERSION_STRING);
+}
+
 void check_first_argument(int argc, char** argv) {
     const std::string first = argc >= 2 ? argv[1] : "";
     if (first.empty()) return;
-    if (first[0] == '-' && first != "-h" && first != "--help" && first != "--help-all") {
+    if (first[0] == '-' && first != "-h" && first != "--help" && first != "--help-all" && first != "--version") {
         throw UsageError(fmt::format("unknown option '{}' before the command; the commands are {} (see '{} --help')",
                                      first, command_names(), program_name(argv[0])));
     }
@@ -102,6 +113,9 @@ bool parse(CLI::App& app, int argc, char** argv) {
         return true;
     } catch (const CLI::CallForAllHelp&) {
         fmt::print("{}", app.help("", CLI::AppFormatMode::All));
+        return true;
+    } catch (const CLI::CallForVersion& e) {
+        fmt::print("{}\n", e.what());
         return true;
     } catch (const CLI::ParseError& e) {
         const CLI::App* target = chosen();
@@ -144,6 +158,7 @@ int run_main(int argc, char** argv, const Registry& registry) {
                  program};
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Print help for every command and exit");
+    app.set_version_flag("--version", version_line(argc > 0 ? argv[0] : nullptr), "Print the version and exit");
     app.fallthrough(false);
     app.footer("Exit status: 0 success; 1 a case, a file or the run failed; 2 bad flags, names or input files; 3 a "
                "case got a verdict named by --fail-on (compare, ab, run --baseline, report); 128+N stopped by signal N, "

@@ -16,7 +16,7 @@
 #include "command.hpp"
 #include "output_flag.hpp"
 #include "stop_signals.hpp"
-#include "vitals/process.hpp"
+#include "vitals/internal/process.hpp"
 
 namespace vitals::cli {
 namespace {

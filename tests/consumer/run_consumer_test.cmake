@@ -1,12 +1,14 @@
 # Builds and runs tests/consumer, an outside project, against vitals brought in one way:
 #   HOW=package       installs the build tree (VITALS_BINARY_DIR) into a scratch prefix,
 #                     then find_package(vitals) with COMPONENTS timer, timer cuda (CUDA
-#                     builds) and none (vitals::vitals)
+#                     builds) and none (vitals::vitals), and pkg-config (vitals-timer,
+#                     vitals)
 #   HOW=subdirectory  add_subdirectory(VITALS_SOURCE_DIR), consumer in Debug
 #   HOW=fetchcontent  FetchContent from VITALS_SOURCE_DIR, consumer with no build type
 # and checks that vitals behaves as a guest: the consumer's build type stays its own, no
 # CUDA language, none of vitals' programs or compile options in the consumer's build,
-# and a program that times CPU code needs no CUDA library.
+# from source only the parts the consumer links, and a program that times CPU code needs
+# no CUDA library.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE ${WORK_DIR})
 if(PREFIX_PATH)  # where the vitals build found its packages
@@ -31,8 +33,8 @@ function(build_consumer name build_type)
     endif()
     run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${dir} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
         -DCMAKE_EXPORT_COMPILE_COMMANDS=ON ${type_arg} ${ARGN})
-    # Only what the consumer needs, not every part of vitals.
-    run(${CMAKE_COMMAND} --build ${dir} --target consumer -j 2)
+    # The consumer's whole build (`all`): a guest adds only what the consumer links.
+    run(${CMAKE_COMMAND} --build ${dir} -j 2)
 
     file(STRINGS ${dir}/CMakeCache.txt type_line REGEX "^CMAKE_BUILD_TYPE:")
     if(NOT type_line STREQUAL "CMAKE_BUILD_TYPE:STRING=${build_type}")
@@ -78,6 +80,17 @@ function(check_cpu_only name)
     endif()
 endfunction()
 
+# From source, the consumer's `all` built the Timer's parts and nothing else of vitals.
+function(check_only_linked_parts name)
+    file(GLOB_RECURSE archives RELATIVE ${WORK_DIR}/${name} ${WORK_DIR}/${name}/*libvitals_*)
+    list(TRANSFORM archives REPLACE ".*/" "")
+    list(SORT archives)
+    set(expected libvitals_platform.a libvitals_profiler_bridge.a libvitals_stats.a libvitals_timer.a)
+    if(NOT archives STREQUAL expected)
+        message(FATAL_ERROR "${name}: a program that links vitals::timer built ${archives}; expected ${expected}")
+    endif()
+endfunction()
+
 function(check_timer_output name)
     if(NOT out MATCHES "sqrt: scalar\n[^\n]*\n?  Median: ")
         message(FATAL_ERROR "${name}: the consumer printed no measurement:\n${out}")
@@ -87,11 +100,18 @@ endfunction()
 if(HOW STREQUAL "package")
     set(prefix ${WORK_DIR}/prefix)
     run(${CMAKE_COMMAND} --install ${VITALS_BINARY_DIR} --prefix ${prefix})
-    foreach(expected include/vitals/vitals.hpp bin/vitals lib/cmake/vitals/vitalsConfig.cmake)
+    foreach(expected include/vitals/vitals.hpp include/vitals/version.hpp bin/vitals
+                     lib/cmake/vitals/vitalsConfig.cmake lib/pkgconfig/vitals.pc lib/pkgconfig/vitals-timer.pc)
         if(NOT EXISTS ${prefix}/${expected})
             message(FATAL_ERROR "install is missing ${expected}")
         endif()
     endforeach()
+    # The parts' internal headers stay in the source tree.
+    file(GLOB_RECURSE internal RELATIVE ${prefix}/include ${prefix}/include/*)
+    list(FILTER internal INCLUDE REGEX "internal/|/(process|json_depth|checked_number)\\.hpp$")
+    if(internal)
+        message(FATAL_ERROR "install has internal headers: ${internal}")
+    endif()
 
     # The Timer alone: find_package(vitals COMPONENTS timer), links vitals::timer.
     build_consumer(package-timer Release -DCMAKE_PREFIX_PATH=${prefix} -DVITALS_PARTS=timer)
@@ -153,16 +173,51 @@ if(HOW STREQUAL "package")
     if(NOT out MATCHES "matmul/128x128/cpu-f32")
         message(FATAL_ERROR "the installed vitals executable failed:\n${out}")
     endif()
+    run(${prefix}/bin/vitals --version)
+    if(NOT out MATCHES "^vitals [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+        message(FATAL_ERROR "the installed vitals executable gave no version:\n${out}")
+    endif()
+
+    # Without CMake: the same programs built with pkg-config's flags from the installed
+    # .pc files, the Timer alone (vitals-timer) and everything (vitals).
+    find_program(PKG_CONFIG NAMES pkg-config pkgconf REQUIRED)
+    set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+    file(GLOB pc_files RELATIVE ${prefix}/lib/pkgconfig ${prefix}/lib/pkgconfig/*.pc)
+    string(REPLACE ".pc" "" pc_names "${pc_files}")
+    run(${PKG_CONFIG} --print-errors --exists ${pc_names})  # every Requires resolves
+    foreach(pc IN ITEMS vitals-timer vitals)
+        run(${PKG_CONFIG} --cflags --libs ${pc})
+        separate_arguments(flags UNIX_COMMAND "${out}")
+        if(pc STREQUAL "vitals")
+            set(source main.cpp)
+            set(run_args list)
+        else()
+            set(source timer_only.cpp)
+            set(run_args "")
+        endif()
+        file(MAKE_DIRECTORY ${WORK_DIR}/pkgconfig-${pc})
+        run(${CXX_COMPILER} -std=c++20 -O2 -Wall -Wextra -Werror ${CONSUMER_SOURCE_DIR}/${source}
+            -o ${WORK_DIR}/pkgconfig-${pc}/consumer ${flags})
+        run(${WORK_DIR}/pkgconfig-${pc}/consumer ${run_args})
+        if(pc STREQUAL "vitals-timer")
+            check_timer_output(pkgconfig-vitals-timer)
+        elseif(NOT out MATCHES "consumer/sqrt\n")
+            message(FATAL_ERROR "the consumer built with pkg-config's vitals flags ran wrongly:\n${out}")
+        endif()
+    endforeach()
+    check_cpu_only(pkgconfig-vitals-timer)
 elseif(HOW STREQUAL "subdirectory")
     build_consumer(subdirectory-timer Debug -DVITALS_HOW=subdirectory -DVITALS_SOURCE=${VITALS_SOURCE_DIR}
         -DVITALS_PARTS=timer -DVITALS_FMT_HEADER_ONLY=${FMT_HEADER_ONLY})
     check_timer_output(subdirectory-timer)
     check_cpu_only(subdirectory-timer)
+    check_only_linked_parts(subdirectory-timer)
 elseif(HOW STREQUAL "fetchcontent")
     build_consumer(fetchcontent-timer "" -DVITALS_HOW=fetchcontent -DVITALS_SOURCE=${VITALS_SOURCE_DIR}
         -DVITALS_PARTS=timer -DVITALS_FMT_HEADER_ONLY=${FMT_HEADER_ONLY})
     check_timer_output(fetchcontent-timer)
     check_cpu_only(fetchcontent-timer)
+    check_only_linked_parts(fetchcontent-timer)
 else()
     message(FATAL_ERROR "HOW: package, subdirectory or fetchcontent")
 endif()

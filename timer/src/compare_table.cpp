@@ -310,7 +310,7 @@ std::string render_table(const std::vector<const Measurement*>& results, ColorMo
     bool any_warnings = false;
     for (Cell m : results) any_warnings = any_warnings || m->has_warnings();
     const std::string label = results.front()->label();
-    std::string out = "[" + center(" " + label + " ", overall_width - 2, '-') + "]\n";
+    std::string out = fmt::format("[{}]\n", center(fmt::format(" {} ", label), overall_width - 2, '-'));
     for (const auto& line : lines) out += line + "\n";
     out += fmt::format("\nTimes are in {}s ({}).\n", stats::unit_to_english(grid.unit.name), grid.unit.name);
     if (highlight && any_warnings) {

@@ -24,7 +24,7 @@
 
 #include "timer_run.hpp"
 #include "vitals/number_text.hpp"
-#include "vitals/process.hpp"
+#include "vitals/internal/process.hpp"
 
 namespace vitals {
 namespace {

@@ -11,7 +11,7 @@
 #include "vitals/results/roofline.hpp"
 #include "vitals/atomic_file.hpp"
 #include "vitals/instructions.hpp"
-#include "vitals/process.hpp"
+#include "vitals/internal/process.hpp"
 
 namespace vitals::cli {
 namespace {
