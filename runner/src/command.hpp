@@ -85,7 +85,8 @@ std::unique_ptr<Command> make_machine_command();
 std::unique_ptr<Command> make_doctor_command();
 
 // One line on stderr when something on this machine would disturb a measurement (a
-// governor, a boost, the load; `vitals doctor` says more). For run and timeit.
+// governor, a boost, the load; `vitals doctor` says more). For run and timeit, once
+// something was measured.
 void note_machine_disturbances();
 
 // --- Shared by the commands (command_support.cpp); flag groups in flags.hpp -------------

@@ -136,7 +136,6 @@ public:
         if (shard && !worker_of_) {
             fmt::print(stderr, "shard {}: {} of {} cases\n", shard->to_string(), selected.size(), matching.size());
         }
-        if (!worker_of_) note_machine_disturbances();
         // The results file, checked and its folder held before measuring: a relative path
         // stays where the run started, whatever a case does. An interrupted run writes
         // beside it, never over it ("out.json" -> "out.partial.json").
@@ -235,6 +234,9 @@ public:
         if (trace_dir_ && !worker && !interrupted) write_traces(registry, results);
         if (baseline_ && !worker && !interrupted) compare_with_baseline(results);
         if (junit) write_junit(interrupted ? junit->tagged("partial") : *junit, results, context);
+        if (!worker && std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return r.measurement.has_value(); })) {
+            note_machine_disturbances();
+        }
         if (!worker) print_report(registry, results, interrupted, lost_process);
         finish(results, interrupted, lost_process);
     }

@@ -47,7 +47,6 @@ public:
             return;
         }
         output_ = json_.prepare({});  // before measuring
-        note_machine_disturbances();
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) {
             print_with_instructions(context, c, std::move(result), count_number);
@@ -59,6 +58,7 @@ public:
         if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
         if (result.measurement) {
             fmt::print("{}\n", result.measurement->to_string());
+            note_machine_disturbances();
             if (roofline_) {
                 machine::Limits limits;
                 try {
