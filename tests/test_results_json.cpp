@@ -118,7 +118,8 @@ TEST(ResultsJson, TimeUnitIsTheOneGoogleBenchmarkUsersWouldPick) {
     EXPECT_EQ(vitals::parse_time_unit("ms"), TimeUnit::ms);
     EXPECT_EQ(vitals::parse_time_unit("fortnights"), std::nullopt);
     // By default every case is in ns, Google Benchmark's default, so two files agree.
-    for (const json& b : json::parse(vitals::results_to_json(sample_results(), "bench")).at("benchmarks")) {
+    const json in_ns = json::parse(vitals::results_to_json(sample_results(), "bench"));
+    for (const json& b : in_ns.at("benchmarks")) {
         EXPECT_EQ(b.at("time_unit"), "ns") << b.at("name");
     }
     // Per case when asked (--time-unit auto): the sample's median is 250 us per call, so
