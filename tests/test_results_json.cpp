@@ -1,6 +1,7 @@
 // The results file: Google Benchmark's layout, parsed back and checked field by field.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -318,4 +319,48 @@ TEST(ResultsJson, MediansLayoutWritesOneEntryPerMeasuredCase) {
     ASSERT_EQ(cases.size(), 2u);
     EXPECT_DOUBLE_EQ(cases[0].seconds.at(0), 2.5e-4);
     EXPECT_EQ(cases[0].aggregate_of, 4u);
+}
+
+// Counters per block: each block's counts on its entry, the case's median per call and its
+// disturbed blocks on the median aggregate (and the one entry of the medians layout), and
+// read back block for block, so run --processes keeps them.
+TEST(ResultsJson, CountersPerBlockAreWrittenAndReadBack) {
+    const Measurement m = Measurement(10, {1e-3, 2e-3, 3e-3}, TaskSpec{.stmt = "s"})
+                              .with_counters({{"context-switches", "cpu-migrations", "cycles"},
+                                              {{0, 1, 0}, {0, 0, 0}, {100, 200, std::nan("")}},
+                                              {"cache-misses: no PMU in this virtual machine"}});
+    const std::vector<CaseResult> results{CaseResult{"a", m, "", ""}};
+    const json doc = json::parse(vitals::results_to_json(results, "bench"));
+    std::vector<json> blocks;
+    json median;
+    for (const json& b : doc.at("benchmarks")) {
+        if (b.at("run_type") == "iteration") blocks.push_back(b);
+        if (b.value("aggregate_name", "") == "median") median = b;
+    }
+    ASSERT_EQ(blocks.size(), 3u);
+    EXPECT_EQ(blocks[1].at("vitals_counters"), json::parse(R"({"context-switches": 1.0, "cpu-migrations": 0.0, "cycles": 200.0})"));
+    EXPECT_TRUE(blocks[2].at("vitals_counters").at("cycles").is_null());  // the PMU never ran in that block
+    EXPECT_DOUBLE_EQ(median.at("vitals_counters_per_call").at("cycles").get<double>(), 15.0);  // median of 10 and 20 per call
+    EXPECT_EQ(median.at("vitals_disturbed_blocks"), 1);
+    EXPECT_EQ(median.at("vitals_counters_unavailable"), json::array({"cache-misses: no PMU in this virtual machine"}));
+    const json medians = json::parse(vitals::results_to_json(results, "bench", {}, {.entries = vitals::JsonLayout::medians}));
+    EXPECT_EQ(medians.at("benchmarks")[0].at("vitals_disturbed_blocks"), 1);
+
+    const std::string path = testing::TempDir() + "/counters.json";
+    std::ofstream(path) << doc.dump();
+    const std::vector<CaseResult> back = vitals::read_case_results(path);
+    ASSERT_EQ(back.size(), 1u);
+    ASSERT_TRUE(back[0].measurement.has_value());
+    const vitals::BlockCounters& counters = back[0].measurement->counters();
+    EXPECT_EQ(counters.names, m.counters().names);
+    EXPECT_EQ(*counters.find("context-switches"), (std::vector<double>{0, 1, 0}));
+    EXPECT_TRUE(std::isnan((*counters.find("cycles"))[2]));
+    EXPECT_EQ(counters.unavailable, m.counters().unavailable);
+    EXPECT_EQ(back[0].measurement->disturbance()->blocks, 1u);
+
+    // Counts that are no counts are refused, naming the entry.
+    std::string broken = doc.dump();
+    broken.replace(broken.find("\"context-switches\":1.0"), 22, "\"context-switches\":-1");
+    std::ofstream(path) << broken;
+    EXPECT_THROW((void)vitals::read_case_results(path), vitals::ResultsFileError);
 }

@@ -126,6 +126,36 @@ std::string dump_document(const nlohmann::json& document) {
 
 namespace {
 
+// A block's counts, as read (whole block): {"context-switches": 0, "cycles": 1.2e6, ...};
+// null for a count the PMU never ran in that block.
+json block_counts(const BlockCounters& counters, std::size_t block) {
+    json out = json::object();
+    for (std::size_t c = 0; c < counters.names.size(); ++c) {
+        const double v = counters.values[c][block];
+        out[counters.names[c]] = std::isfinite(v) ? json(v) : json(nullptr);
+    }
+    return out;
+}
+
+// The counters' summary on a case's median entry: the median per call of each, how many
+// blocks lost their core, and the counters the kernel refused.
+void add_counter_summary(json& entry, const Measurement& m) {
+    const BlockCounters& counters = m.counters();
+    if (counters.empty() && counters.unavailable.empty()) return;
+    json per_call = json::object();
+    const auto number = static_cast<double>(m.number_per_run());
+    for (std::size_t c = 0; c < counters.names.size(); ++c) {
+        std::vector<double> known;
+        for (double v : counters.values[c]) {
+            if (std::isfinite(v)) known.push_back(v / number);
+        }
+        per_call[counters.names[c]] = known.empty() ? json(nullptr) : json(stats::median(known));
+    }
+    if (!counters.empty()) entry["vitals_counters_per_call"] = std::move(per_call);
+    if (const std::optional<Disturbance> d = m.disturbance()) entry["vitals_disturbed_blocks"] = d->blocks;
+    if (!counters.unavailable.empty()) entry["vitals_counters_unavailable"] = counters.unavailable;
+}
+
 // A measured case as one entry (JsonLayout::medians): Google Benchmark's fields of one
 // repetition, holding the median per call, and the rest as vitals_ fields.
 json median_entry(json entry, const CaseResult& result, TimeUnit unit) {
@@ -144,6 +174,7 @@ json median_entry(json entry, const CaseResult& result, TimeUnit unit) {
     entry["vitals_processes"] = std::max<std::size_t>(result.per_process.size(), 1);
     entry["vitals_p25"] = m.p25() * per_second;
     entry["vitals_p75"] = m.p75() * per_second;
+    add_counter_summary(entry, m);
     // The run's own interval when it stopped on one; else that of the blocks' median.
     std::optional<MedianInterval> interval = m.median_interval();
     if (!interval) {
@@ -288,6 +319,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                 entry["cpu_time"] = (block_cpu.empty() ? block_times[b] : block_cpu[b]) * per_second;
                 entry["time_unit"] = time_unit_name(unit);
                 describe(entry, block_times[b]);
+                if (!measured[p].counters().empty()) entry["vitals_counters"] = block_counts(measured[p].counters(), b);
                 if (by_process) entry["vitals_process"] = result.process_of(p);
                 benchmarks.push_back(std::move(entry));
             }
@@ -341,6 +373,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                 std::size_t stopped = 0;
                 for (const Measurement& p : measured) stopped += p.stopped_blocks();
                 entry["vitals_stopped_blocks"] = stopped;
+                add_counter_summary(entry, m);
 
                 const auto placed = std::find_if(run.roofline.begin(), run.roofline.end(),
                                                  [&](const RooflineRecord& r) { return r.name == result.name; });

@@ -331,16 +331,57 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
         std::int64_t number_per_run = 0;
         std::vector<double> raw, cpu;
         TaskSpec task;
+        BlockCounters counters;
+        bool counters_whole = true;  // every block has the same counters
     };
     std::vector<Blocks> cases;
+    // A block's vitals_counters, in the order the first block of the case gave them.
+    const auto read_counters = [&](const Fields& b, Blocks& c) {
+        const std::optional<element> counts = b.get("vitals_counters");
+        const bool first = c.raw.size() == 1;
+        if (!counts || counts->type() != element_type::OBJECT) {
+            if (!first && !c.counters.names.empty()) c.counters_whole = false;
+            return;
+        }
+        std::size_t k = 0;
+        for (const auto field : simdjson::dom::object(*counts)) {
+            const std::string_view name = field.key;
+            double value = std::numeric_limits<double>::quiet_NaN();  // null: the PMU never ran in the block
+            if (field.value.is_number()) {
+                value = double(field.value.get_double());
+                if (!std::isfinite(value) || value < 0) throw_wrong_type(path, b.where("vitals_counters"), "counts >= 0", field.value);
+            } else if (!field.value.is_null()) {
+                throw_wrong_type(path, b.where("vitals_counters"), "counts >= 0", field.value);
+            }
+            if (first) {
+                c.counters.names.emplace_back(name);
+                c.counters.values.emplace_back();
+            } else if (k >= c.counters.names.size() || c.counters.names[k] != name) {
+                c.counters_whole = false;
+                return;
+            }
+            c.counters.values[k].push_back(value);
+            ++k;
+        }
+        if (k != c.counters.names.size()) c.counters_whole = false;
+    };
     walk_results_document(
         text, path, [](std::string_view, const JsonPiece&) {},
         [&](std::size_t entry, const JsonPiece& piece) {
             Fields b(piece.value, path, fmt::format("benchmark entry {}", entry));
-            if (b.text("run_type", "iteration") != "iteration") return;
+            if (b.text("run_type", "iteration") != "iteration") {
+                // The counters the kernel refused, on the case's median.
+                const std::optional<element> refused = b.get("vitals_counters_unavailable");
+                if (!cases.empty() && refused && refused->type() == element_type::ARRAY) {
+                    for (const element why : simdjson::dom::array(*refused)) {
+                        if (why.type() == element_type::STRING) cases.back().counters.unavailable.emplace_back(std::string_view(why));
+                    }
+                }
+                return;
+            }
             const std::string name(entry_name(b, path, entry));
             b.name_owner(fmt::format("case '{}'", name));
-            if (cases.empty() || cases.back().result.name != name) cases.push_back({CaseResult{name, std::nullopt, "", ""}, 0, {}, {}, {}});
+            if (cases.empty() || cases.back().result.name != name) cases.push_back({CaseResult{name, std::nullopt, "", ""}, 0, {}, {}, {}, {}, true});
             Blocks& c = cases.back();
             if (b.flag("error_occurred")) {
                 const std::string message(b.text("error_message"));
@@ -366,6 +407,7 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
             const double scale = seconds_per_unit(b.text("time_unit", "ns"), path) * static_cast<double>(c.number_per_run);
             c.raw.push_back(b.non_negative("real_time") * scale);
             c.cpu.push_back(b.non_negative("cpu_time") * scale);
+            read_counters(b, c);
             c.task = TaskSpec{"", "", "", std::string(b.text("label")), std::string(b.text("sub_label")),
                               std::string(b.text("description")), std::string(b.text("env")), *threads,
                               b.has("vitals_work") ? read_work(*b.get("vitals_work"), path, name) : WorkPerCall{}};
@@ -374,7 +416,17 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
     std::vector<CaseResult> out;
     try {
         for (Blocks& c : cases) {
-            if (!c.raw.empty()) c.result.measurement.emplace(c.number_per_run, std::move(c.raw), std::move(c.task), std::move(c.cpu));
+            if (c.raw.empty()) {
+                out.push_back(std::move(c.result));
+                continue;
+            }
+            Measurement m(c.number_per_run, std::move(c.raw), std::move(c.task), std::move(c.cpu));
+            if (!c.counters_whole) {
+                c.counters.names.clear();
+                c.counters.values.clear();
+            }
+            c.result.measurement.emplace(c.counters.empty() && c.counters.unavailable.empty() ? std::move(m)
+                                                                                             : m.with_counters(std::move(c.counters)));
             out.push_back(std::move(c.result));
         }
     } catch (const std::invalid_argument& e) {

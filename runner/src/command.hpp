@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -85,9 +86,10 @@ std::unique_ptr<Command> make_machine_command();
 std::unique_ptr<Command> make_doctor_command();
 
 // One line on stderr when something on this machine would disturb a measurement (a
-// governor, a boost, the load; `vitals doctor` says more). For run and timeit, once
+// governor, a boost, the load; `vitals doctor` says more), and one per reason the
+// kernel refused counters the results asked for (--counters). For run and timeit, once
 // something was measured.
-void note_machine_disturbances();
+void note_machine_disturbances(std::span<const CaseResult> results);
 
 // --- Shared by the commands (command_support.cpp); flag groups in flags.hpp -------------
 

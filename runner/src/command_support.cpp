@@ -107,10 +107,28 @@ ResultsFile read_results_file_or_usage_error(const std::string& path, std::vecto
     return file;
 }
 
-void note_machine_disturbances() {
+void note_machine_disturbances(std::span<const CaseResult> results) {
     // No sampling of other processes here: the load stands for them, and a run starts now.
     const std::string summary = machine::warnings_summary(machine::check_machine({.sample_seconds = 0}));
     if (!summary.empty()) fmt::print(stderr, "vitals: note: this machine may disturb the results: {} (see 'vitals doctor')\n", summary);
+    // Counters refused, grouped by why (each case asked the same kernel, so once each).
+    std::vector<std::pair<std::string, std::string>> refused;  // why, names
+    for (const CaseResult& r : results) {
+        if (!r.measurement) continue;
+        for (const std::string& entry : r.measurement->counters().unavailable) {
+            const std::size_t colon = entry.find(": ");
+            const std::string name = entry.substr(0, colon);
+            const std::string why = colon == std::string::npos ? "" : entry.substr(colon + 2);
+            auto it = std::find_if(refused.begin(), refused.end(), [&](const auto& p) { return p.first == why; });
+            if (it == refused.end()) it = refused.insert(refused.end(), {why, ""});
+            if ((", " + it->second + ",").find(", " + name + ",") == std::string::npos) {
+                it->second += (it->second.empty() ? "" : ", ") + name;
+            }
+        }
+    }
+    for (const auto& [why, names] : refused) {
+        fmt::print(stderr, "vitals: note: counters not read: {}: {} (the others are; --counters chooses)\n", names, why);
+    }
 }
 
 }  // namespace vitals::cli

@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "flags.hpp"
+#include "vitals/counters.hpp"
 #include "vitals/timer.hpp"
 
 namespace vitals::cli {
@@ -36,6 +37,20 @@ void MeasureOptions::declare(CLI::App& app) {
     declared_.push_back(app.add_flag("--cold", cold,
                                      "Evict the caches before every call (outside the timed region): each block is one "
                                      "call whose data come from memory"));
+    std::string known;
+    for (const CounterInfo& c : known_counters()) known += fmt::format("{}{}", known.empty() ? "" : ", ", c.name);
+    declared_.push_back(app.add_option("--counters", counters,
+                                       fmt::format("Counters read around every block: 'default' (all that the kernel "
+                                                   "allows), 'none', or a comma list of: {}",
+                                                   known))
+                            ->check([](const std::string& value) -> std::string {
+                                try {
+                                    parse_counter_list(value);
+                                } catch (const std::invalid_argument& e) {
+                                    return e.what();
+                                }
+                                return "";
+                            }));
 }
 
 void MeasureOptions::validate() const {

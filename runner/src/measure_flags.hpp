@@ -23,8 +23,9 @@ struct MeasureOptions {
     std::optional<double> precision;  // adaptive, until the median's 95% interval is within +/- this
     std::optional<std::int64_t> number;  // a single timeit(number) block (timeit --number)
     bool cold = false;                   // Cache::cold: the caches evicted before every call
+    std::string counters = "default";    // --counters: read around every block (parse_counter_list)
 
-    // Declares --min-run-time, --adaptive, --threshold, --precision, --max-run-time, --cold.
+    // Declares --min-run-time, --adaptive, --threshold, --precision, --max-run-time, --cold, --counters.
     void declare(CLI::App& app);
     // UsageError for combinations the flags alone cannot refuse.
     void validate() const;

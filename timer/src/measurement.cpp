@@ -145,6 +145,46 @@ Measurement Measurement::with_median_interval(MedianInterval interval) const {
     return out;
 }
 
+const std::vector<double>* BlockCounters::find(std::string_view name) const {
+    for (std::size_t c = 0; c < names.size(); ++c) {
+        if (names[c] == name) return &values[c];
+    }
+    return nullptr;
+}
+
+Measurement Measurement::with_counters(BlockCounters counters) const {
+    if (counters.values.size() != counters.names.size()) {
+        throw std::invalid_argument(fmt::format("Measurement: {} counter names for {} counters", counters.names.size(),
+                                                counters.values.size()));
+    }
+    for (std::size_t c = 0; c < counters.names.size(); ++c) {
+        if (counters.values[c].size() != raw_times_.size()) {
+            throw std::invalid_argument(fmt::format("Measurement: counter '{}' has {} values for {} blocks; give one per block",
+                                                    counters.names[c], counters.values[c].size(), raw_times_.size()));
+        }
+    }
+    Measurement out = *this;
+    out.counters_ = std::move(counters);
+    return out;
+}
+
+std::optional<Disturbance> Measurement::disturbance() const {
+    const std::vector<double>* switches = counters_.find("context-switches");
+    const std::vector<double>* migrations = counters_.find("cpu-migrations");
+    if (switches == nullptr || migrations == nullptr) return std::nullopt;
+    const std::vector<double> per_call = times();
+    std::vector<double> disturbed, quiet;
+    for (std::size_t b = 0; b < per_call.size(); ++b) {
+        // Counts are whole numbers, less the reading's cost: anything from a half up is one.
+        ((*switches)[b] >= 0.5 || (*migrations)[b] >= 0.5 ? disturbed : quiet).push_back(per_call[b]);
+    }
+    Disturbance d{disturbed.size(), per_call.size(), 0.0};
+    if (!disturbed.empty() && !quiet.empty() && stats::median(quiet) > 0) {
+        d.median_shift = stats::median(disturbed) / stats::median(quiet) - 1;
+    }
+    return d;
+}
+
 std::vector<double> Measurement::times() const {
     std::vector<double> out;
     out.reserve(raw_times_.size());
@@ -170,6 +210,8 @@ std::vector<Measurement> Measurement::merge(std::span<const Measurement> measure
         TaskSpec task;
         std::vector<double> times, cpu_times;
         bool all_have_cpu = true;
+        BlockCounters counters;
+        bool counters_agree = true;  // every measurement read the same counters
     };
     std::vector<Group> groups;
     for (const Measurement& m : measurements) {
@@ -177,7 +219,17 @@ std::vector<Measurement> Measurement::merge(std::span<const Measurement> measure
         for (Group& g : groups) {
             if (g.task == m.task_spec()) group = &g;
         }
-        if (group == nullptr) group = &groups.emplace_back(Group{m.task_spec(), {}, {}, true});
+        if (group == nullptr) {
+            group = &groups.emplace_back(Group{m.task_spec(), {}, {}, true, {}, true});
+            group->counters.names = m.counters().names;
+            group->counters.values.resize(m.counters().names.size());
+            group->counters.unavailable = m.counters().unavailable;
+        }
+        if (m.counters().names != group->counters.names) group->counters_agree = false;
+        for (std::size_t c = 0; group->counters_agree && c < m.counters().values.size(); ++c) {
+            const std::vector<double>& v = m.counters().values[c];
+            group->counters.values[c].insert(group->counters.values[c].end(), v.begin(), v.end());
+        }
         // number_per_run may differ between measurements, so join per-call times.
         const std::vector<double> t = m.times();
         group->times.insert(group->times.end(), t.begin(), t.end());
@@ -191,8 +243,36 @@ std::vector<Measurement> Measurement::merge(std::span<const Measurement> measure
     std::vector<Measurement> out;
     out.reserve(groups.size());
     for (Group& g : groups) {
-        out.emplace_back(1, std::move(g.times), std::move(g.task),
-                         g.all_have_cpu ? std::move(g.cpu_times) : std::vector<double>{});
+        Measurement merged(1, std::move(g.times), std::move(g.task), g.all_have_cpu ? std::move(g.cpu_times) : std::vector<double>{});
+        out.push_back(g.counters_agree && !g.counters.empty() ? merged.with_counters(std::move(g.counters)) : std::move(merged));
+    }
+    return out;
+}
+
+std::string Measurement::counters_lines() const {
+    std::string out;
+    // Only when something is worth saying, so the reference layout stays.
+    if (const std::optional<Disturbance> d = disturbance(); d && d->blocks > 0) {
+        out += fmt::format("\n  Disturbed: {} of {} block{} had a context switch or migration", d->blocks, d->of, d->of == 1 ? "" : "s");
+        if (d->blocks < d->of) out += fmt::format(" (their median {:+.0f}%)", d->median_shift * 100);
+    }
+    const auto total = [&](std::string_view name) {
+        const std::vector<double>* v = counters_.find(name);
+        double sum = 0;
+        if (v != nullptr) {
+            for (double x : *v) sum += std::isfinite(x) ? x : 0.0;
+        }
+        return sum;
+    };
+    const double cycles = total("cycles"), instructions = total("instructions");
+    if (cycles > 0 && instructions > 0) {
+        out += fmt::format("\n  Counters: {:.2f} IPC", instructions / cycles);
+        if (const double branches = total("branches"); branches > 0 && counters_.find("branch-misses") != nullptr) {
+            out += fmt::format(", {:.2f}% branch misses", total("branch-misses") / branches * 100);
+        }
+        if (const double references = total("cache-references"); references > 0 && counters_.find("cache-misses") != nullptr) {
+            out += fmt::format(", {:.1f}% cache misses", total("cache-misses") / references * 100);
+        }
     }
     return out;
 }
@@ -234,6 +314,7 @@ std::string Measurement::to_string() const {
     out += fmt::format("  {} measurement{}, {} runs {} {} thread{}", n, n > 1 ? "s" : "", number_per_run_,
                        n > 1 ? "per measurement," : ",", task_spec_.num_threads,
                        task_spec_.num_threads > 1 ? "s" : "");
+    out += counters_lines();
     for (const std::string& w : warnings_) out += "\n" + w;
     return out;
 }

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "counter_group.hpp"
 #include "device_clock.hpp"
 #include "timer_run.hpp"
 #include "vitals/stop_rule.hpp"
@@ -58,6 +59,28 @@ void evict_caches() {
     eviction_sum = sum;  // the reads are kept
 }
 
+// The counts of each block, gathered while a Timer measures, for the Measurement.
+class BlockCounts {
+public:
+    explicit BlockCounts(const std::vector<std::string>& names) {
+        if (!names.empty()) group_.emplace(names);
+    }
+    detail::CounterGroup* group() { return group_ ? &*group_ : nullptr; }
+    void add(const std::vector<double>& counts) {
+        values_.resize(counts.size());
+        for (std::size_t c = 0; c < counts.size(); ++c) values_[c].push_back(counts[c]);
+    }
+    Measurement attach(Measurement m) {
+        if (!group_) return m;
+        values_.resize(group_->names().size());
+        return m.with_counters(BlockCounters{group_->names(), std::move(values_), group_->unavailable()});
+    }
+
+private:
+    std::optional<detail::CounterGroup> group_;
+    std::vector<std::vector<double>> values_;  // [counter][block]
+};
+
 }  // namespace
 
 Timer::Run::Hold::Hold(std::atomic<bool>& flag) : flag_(flag) {
@@ -75,13 +98,14 @@ Timer::Run::Run(TimerOptions& options, bool& global_setup_done, std::atomic<bool
     }
 }
 
-Timer::Run::BlockTime Timer::Run::timed_block(std::int64_t number, const TaskSpec& task) {
+Timer::Run::BlockTime Timer::Run::timed_block(std::int64_t number, const TaskSpec& task, detail::CounterGroup* counters) {
     options_.setup.run(1);
     if (options_.cache == Cache::cold) evict_caches();
     std::optional<profiler::RecordFunction> annotation;  // only while a profile records
     if (profiler::is_recording()) [[unlikely]] {
         annotation.emplace(profiler::copy_name, fmt::format("Timer block: {} ({} call{})", task.title(), number, number == 1 ? "" : "s"));
     }
+    if (counters != nullptr) counters->start();
     const double cpu_start = process_cpu_seconds();
     double wall = 0.0;
     if (options_.cuda_stream) {
@@ -93,7 +117,9 @@ Timer::Run::BlockTime Timer::Run::timed_block(std::int64_t number, const TaskSpe
         wall = std::chrono::duration<double>(stop - start).count();
     }
     const double cpu = process_cpu_seconds() - cpu_start;
-    return {std::max(wall, 1e-9), std::max(cpu, 0.0)};
+    std::vector<double> counts;
+    if (counters != nullptr) counts = counters->stop();
+    return {std::max(wall, 1e-9), std::max(cpu, 0.0), std::move(counts)};
 }
 
 void Timer::Run::untimed_calls(std::int64_t number) {
@@ -145,14 +171,16 @@ Measurement Timer::measure(Run& run, std::int64_t number, StopRule rule, const B
                            StopRule* finished) {
     if (options_.cache == Cache::cold) rule.count_wall_time();
     std::vector<double> cpu_times;
+    BlockCounts counts(options_.counters);
     do {
-        const Run::BlockTime block = run.timed_block(number, task_spec_);
+        const Run::BlockTime block = run.timed_block(number, task_spec_, counts.group());
         cpu_times.push_back(block.cpu);
+        counts.add(block.counts);
         rule.add_block(block.wall, run.elapsed());
         if (callback) callback(number, block.wall);
     } while (!rule.should_stop());
     last_number_per_run_ = number;
-    Measurement m(number, rule.block_times(), task_spec_, std::move(cpu_times));
+    Measurement m = counts.attach(Measurement(number, rule.block_times(), task_spec_, std::move(cpu_times)));
     if (finished != nullptr) *finished = std::move(rule);
     return m;
 }
@@ -171,20 +199,23 @@ Measurement Timer::measure_to_precision(Run& run, std::int64_t number, double pr
 Measurement Timer::timeit(std::int64_t number) {
     if (number < 1) throw std::invalid_argument(fmt::format("timeit: number must be >= 1, got {}", number));
     Run run(options_, global_setup_done_, in_use_.flag);
+    BlockCounts counts(options_.counters);
     if (options_.cache == Cache::cold) {
         std::vector<double> wall, cpu;
         for (std::int64_t k = 0; k < number; ++k) {
-            const Run::BlockTime block = run.timed_block(1, task_spec_);
+            const Run::BlockTime block = run.timed_block(1, task_spec_, counts.group());
             wall.push_back(block.wall);
             cpu.push_back(block.cpu);
+            counts.add(block.counts);
         }
         last_number_per_run_ = 1;
-        return Measurement(1, std::move(wall), task_spec_, std::move(cpu));
+        return counts.attach(Measurement(1, std::move(wall), task_spec_, std::move(cpu)));
     }
     run.timed_block(std::max<std::int64_t>(number / 100, 2), task_spec_);  // warm-up
-    const Run::BlockTime block = run.timed_block(number, task_spec_);
+    const Run::BlockTime block = run.timed_block(number, task_spec_, counts.group());
+    counts.add(block.counts);
     last_number_per_run_ = number;
-    return Measurement(number, {block.wall}, task_spec_, {block.cpu});
+    return counts.attach(Measurement(number, {block.wall}, task_spec_, {block.cpu}));
 }
 
 Measurement Timer::run_once() {

@@ -6,11 +6,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 #include "vitals/threads.hpp"
 #include "vitals/timer.hpp"
 
 namespace vitals {
+namespace detail {
+class CounterGroup;
+}
 
 class Timer::Run {
 public:
@@ -24,10 +28,12 @@ public:
     struct BlockTime {
         double wall;  // seconds, at least 1 ns (the reference's clamp)
         double cpu;   // process CPU seconds
+        std::vector<double> counts;  // per counter of `counters`, when given
     };
-    // setup, clock, `number` calls, clock (CUDA events on the Timer's stream, if any).
-    // While a profile records, the block is a user annotation named after `task`.
-    BlockTime timed_block(std::int64_t number, const TaskSpec& task);
+    // setup, clock, `number` calls, clock (CUDA events on the Timer's stream, if any),
+    // with `counters` read just outside the clocks when given. While a profile records,
+    // the block is a user annotation named after `task`.
+    BlockTime timed_block(std::int64_t number, const TaskSpec& task, detail::CounterGroup* counters = nullptr);
     // The setup statement alone.
     void setup();
     // `number` calls with no clock, then the device synchronised (so a profile window or

@@ -235,7 +235,7 @@ public:
         if (baseline_ && !worker && !interrupted) compare_with_baseline(results);
         if (junit) write_junit(interrupted ? junit->tagged("partial") : *junit, results, context);
         if (!worker && std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return r.measurement.has_value(); })) {
-            note_machine_disturbances();
+            note_machine_disturbances(results);
         }
         if (!worker) print_report(registry, results, interrupted, lost_process);
         finish(results, interrupted, lost_process);

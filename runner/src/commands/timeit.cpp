@@ -58,7 +58,7 @@ public:
         if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
         if (result.measurement) {
             fmt::print("{}\n", result.measurement->to_string());
-            note_machine_disturbances();
+            note_machine_disturbances(std::span<const CaseResult>(&result, 1));
             if (roofline_) {
                 machine::Limits limits;
                 try {

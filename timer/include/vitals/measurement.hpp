@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vitals/work_per_call.hpp"
@@ -44,6 +45,26 @@ struct MedianInterval {
     double confidence = 0.95;
 };
 
+// Event counts of each block (see <vitals/counters.hpp>): what a timed run read around
+// its blocks, the reading's own cost subtracted.
+struct BlockCounters {
+    std::vector<std::string> names;           // perf's names: "context-switches", "cycles", ...
+    std::vector<std::vector<double>> values;  // values[c][b]: counter names[c] over block b
+    // Counters asked for that the kernel refused, each "name: why".
+    std::vector<std::string> unavailable;
+
+    bool empty() const { return names.empty(); }
+    // The counter's values per block; nullptr when it was not read.
+    const std::vector<double>* find(std::string_view name) const;
+};
+
+// Blocks in which the process lost its core: a context switch or a CPU migration.
+struct Disturbance {
+    std::size_t blocks = 0;    // disturbed blocks
+    std::size_t of = 0;        // blocks judged (those with both counters read)
+    double median_shift = 0;   // median per-call time of the disturbed blocks over that of the others, - 1
+};
+
 class Measurement {
 public:
     // raw_times: seconds per block of `number_per_run` calls (at least one block).
@@ -57,6 +78,13 @@ public:
     Measurement with_median_interval(MedianInterval interval) const;
     // Present when a precision-driven run produced this measurement.
     const std::optional<MedianInterval>& median_interval() const { return median_interval_; }
+    // The same measurement with the counters read around its blocks (one value per block
+    // each; throws std::invalid_argument otherwise). Printed as a line when it says
+    // something: disturbed blocks, IPC and branch misses.
+    Measurement with_counters(BlockCounters counters) const;
+    const BlockCounters& counters() const { return counters_; }
+    // Judged from the context-switches and cpu-migrations counters; nullopt without them.
+    std::optional<Disturbance> disturbance() const;
 
     std::int64_t number_per_run() const { return number_per_run_; }
     const std::vector<double>& raw_times() const { return raw_times_; }
@@ -104,6 +132,7 @@ public:
 
 private:
     void count_stopped_blocks();
+    std::string counters_lines() const;
 
     std::int64_t number_per_run_;
     std::vector<double> raw_times_;
@@ -115,6 +144,7 @@ private:
     std::vector<std::string> warnings_;
     std::size_t stopped_blocks_ = 0;
     std::optional<MedianInterval> median_interval_;
+    BlockCounters counters_;
 };
 
 std::ostream& operator<<(std::ostream& out, const Measurement& m);

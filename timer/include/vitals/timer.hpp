@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "vitals/code.hpp"
 #include "vitals/measurement.hpp"
@@ -64,6 +65,9 @@ struct TimerOptions {
     double working_set_bytes = 0;  // bytes touched per call, if not bytes_per_call
     bool f64_flops = false;        // the flops are double precision (the f64 peak bounds them)
     Cache cache = Cache::warm;
+    // Counters read around every timed block (names from <vitals/counters.hpp>, e.g.
+    // vitals::default_counters()); none by default. The Measurement carries them.
+    std::vector<std::string> counters{};
 };
 
 struct BlockedAutorangeOptions {
@@ -131,6 +135,8 @@ public:
     // The caches each call starts with (a case's Timer measured --cold, say).
     void set_cache(Cache cache) { options_.cache = cache; }
     Cache cache() const { return options_.cache; }
+    // The counters read around every timed block (see TimerOptions::counters).
+    void set_counters(std::vector<std::string> names) { options_.counters = std::move(names); }
     // True when blocks are timed on a CUDA stream (device work).
     bool times_device() const { return options_.cuda_stream.has_value(); }
 

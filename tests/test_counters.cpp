@@ -1,0 +1,142 @@
+// Counters per block: the list a user gives, what a Measurement says of its counts
+// (synthetic counts, known answers), and real counts from the kernel for statements
+// whose events are known (pages first touched, a sleep that leaves the core).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "vitals/counters.hpp"
+#include "vitals/timer.hpp"
+
+namespace {
+
+using testing::HasSubstr;
+
+std::string refusal_of(std::string_view list) {
+    try {
+        vitals::parse_counter_list(list);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// Whether this process may open a software counter for itself; the reason if not.
+std::string software_counters_refused() {
+    vitals::Timer timer({.stmt = [] {}, .counters = {"task-clock"}});
+    const vitals::Measurement m = timer.timeit(10);
+    if (m.counters().unavailable.empty()) return "";
+    return m.counters().unavailable.front();
+}
+
+}  // namespace
+
+TEST(Counters, ListsAreDefaultNoneOrKnownNames) {
+    EXPECT_EQ(vitals::parse_counter_list("none"), std::vector<std::string>{});
+    EXPECT_EQ(vitals::parse_counter_list("default"), vitals::default_counters());
+    EXPECT_EQ(vitals::default_counters().size(), vitals::known_counters().size());
+    EXPECT_EQ(vitals::parse_counter_list("cycles,context-switches,cycles"),
+              (std::vector<std::string>{"cycles", "context-switches"}));
+    // An unknown name is named, with the list of known ones.
+    const std::string why = refusal_of("cycles,cache-mises");
+    EXPECT_THAT(why, HasSubstr("unknown counter 'cache-mises'"));
+    EXPECT_THAT(why, HasSubstr("cache-misses"));
+    EXPECT_THAT(why, HasSubstr("context-switches"));
+    EXPECT_THAT(refusal_of(""), HasSubstr("unknown counter ''"));
+    EXPECT_THAT(refusal_of("cycles,"), HasSubstr("unknown counter ''"));
+}
+
+TEST(Counters, DisturbedBlocksAreThoseThatLostTheirCore) {
+    // Five blocks of 10 calls; blocks 1 and 3 had a context switch or a migration and took longer.
+    const vitals::Measurement plain(10, {1e-5, 2e-5, 1e-5, 3e-5, 1e-5}, {});
+    const vitals::Measurement m = plain.with_counters(
+        {{"context-switches", "cpu-migrations"}, {{0, 1, 0, 0, 0}, {0, 0, 0, 2, 0}}, {}});
+    const std::optional<vitals::Disturbance> d = m.disturbance();
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(d->blocks, 2u);
+    EXPECT_EQ(d->of, 5u);
+    EXPECT_DOUBLE_EQ(d->median_shift, 1.5);  // disturbed median 2.5 us per call against 1 us
+    EXPECT_THAT(m.to_string(), HasSubstr("\n  Disturbed: 2 of 5 blocks had a context switch or migration (their median +150%)"));
+    // No line when nothing was disturbed, nor without the counters: the reference layout.
+    const vitals::Measurement quiet = plain.with_counters({{"context-switches", "cpu-migrations"}, {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}}, {}});
+    EXPECT_EQ(quiet.disturbance()->blocks, 0u);
+    EXPECT_EQ(quiet.to_string(), plain.to_string());
+    EXPECT_FALSE(plain.disturbance().has_value());
+    EXPECT_FALSE(plain.with_counters({{"page-faults"}, {{1, 2, 3, 4, 5}}, {}}).disturbance().has_value());
+}
+
+TEST(Counters, HardwareCountsBecomeIpcAndMissRates) {
+    const vitals::Measurement m = vitals::Measurement(1, {1e-6, 1e-6}, {}).with_counters(
+        {{"cycles", "instructions", "branches", "branch-misses"}, {{1000, 1000}, {3000, 3200}, {500, 500}, {1, 2}}, {}});
+    EXPECT_THAT(m.to_string(), HasSubstr("\n  Counters: 3.10 IPC, 0.30% branch misses"));
+}
+
+TEST(Counters, OneValuePerBlockOrTheMeasurementRefusesThem) {
+    const vitals::Measurement m(1, {1e-6, 2e-6}, {});
+    EXPECT_THROW((void)m.with_counters({{"cycles"}, {{1, 2, 3}}, {}}), std::invalid_argument);
+    EXPECT_THROW((void)m.with_counters({{"cycles", "instructions"}, {{1, 2}}, {}}), std::invalid_argument);
+    // Merged measurements keep the counts, block for block, when they read the same counters.
+    const vitals::Measurement a = m.with_counters({{"page-faults"}, {{1, 2}}, {}});
+    const vitals::Measurement b = vitals::Measurement(1, {3e-6}, {}).with_counters({{"page-faults"}, {{7}}, {}});
+    const std::vector<vitals::Measurement> merged = vitals::Measurement::merge(std::vector{a, b});
+    ASSERT_EQ(merged.size(), 1u);
+    EXPECT_EQ(*merged[0].counters().find("page-faults"), (std::vector<double>{1, 2, 7}));
+    const std::vector<vitals::Measurement> mixed = vitals::Measurement::merge(std::vector{a, vitals::Measurement(1, {3e-6}, {})});
+    EXPECT_TRUE(mixed[0].counters().empty());
+}
+
+TEST(Counters, PagesFirstTouchedAreCountedPerBlock) {
+    if (const std::string why = software_counters_refused(); !why.empty()) GTEST_SKIP() << why;
+    constexpr std::size_t kPages = 256;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    // Each call maps fresh memory and touches every page once: one fault per page.
+    vitals::Timer timer({.stmt =
+                             [&] {
+                                 void* p = ::mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                                 if (p == MAP_FAILED) throw std::runtime_error(std::strerror(errno));
+                                 ::madvise(p, kPages * page, MADV_NOHUGEPAGE);
+                                 for (std::size_t k = 0; k < kPages; ++k) static_cast<volatile char*>(p)[k * page] = 1;
+                                 ::munmap(p, kPages * page);
+                             },
+                         .counters = {"page-faults", "task-clock"}});
+    const vitals::Measurement m = timer.timeit(20);
+    const std::vector<double>* faults = m.counters().find("page-faults");
+    ASSERT_NE(faults, nullptr) << testing::PrintToString(m.counters().unavailable);
+    ASSERT_EQ(faults->size(), 1u);
+    EXPECT_GE((*faults)[0], 20.0 * kPages);
+    EXPECT_LE((*faults)[0], 20.0 * kPages * 1.1);
+    const std::vector<double>* clock = m.counters().find("task-clock");
+    ASSERT_NE(clock, nullptr);
+    EXPECT_GT((*clock)[0], 0.0);
+    EXPECT_LE((*clock)[0], m.raw_times()[0] * 1e9 * 1.5 + 1e5);  // nanoseconds on the core, within the block's time
+}
+
+TEST(Counters, ASleepLeavesTheCoreInEveryBlock) {
+    if (const std::string why = software_counters_refused(); !why.empty()) GTEST_SKIP() << why;
+    vitals::Timer timer({.stmt = [] { ::usleep(200); }, .counters = {"context-switches", "cpu-migrations"}});
+    const vitals::Measurement m = timer.blocked_autorange({.min_run_time = 0.02});
+    if (!m.counters().unavailable.empty()) GTEST_SKIP() << m.counters().unavailable.front();
+    const std::optional<vitals::Disturbance> d = m.disturbance();
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(d->blocks, d->of);  // every call sleeps, so every block switched out
+    for (double switches : *m.counters().find("context-switches")) EXPECT_GE(switches, static_cast<double>(m.number_per_run()));
+    EXPECT_THAT(m.to_string(), HasSubstr("had a context switch or migration"));
+}
+
+TEST(Counters, ARefusedCounterIsNamedWithTheReasonAndTheRunGoesOn) {
+    // Hardware counters are refused in a VM without a PMU, open elsewhere: either way the
+    // Measurement has every block, and each counter asked for is read or named as refused.
+    vitals::Timer timer({.stmt = [] {}, .counters = vitals::default_counters()});
+    const vitals::Measurement m = timer.timeit(1000);
+    EXPECT_EQ(m.counters().names.size() + m.counters().unavailable.size(), vitals::default_counters().size());
+    for (const std::string& why : m.counters().unavailable) EXPECT_THAT(why, testing::MatchesRegex("[a-z-]+: .+")) << why;
+    // Without counters asked for, none are read.
+    vitals::Timer plain({.stmt = [] {}});
+    EXPECT_TRUE(plain.timeit(10).counters().empty());
+    EXPECT_TRUE(plain.timeit(10).counters().unavailable.empty());
+}

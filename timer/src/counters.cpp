@@ -1,0 +1,247 @@
+#include "vitals/counters.hpp"
+
+#include <fmt/format.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+#include "counter_group.hpp"
+#include "vitals/stats.hpp"
+
+namespace vitals {
+namespace {
+
+struct Event {
+    CounterInfo info;
+    std::uint32_t type;
+    std::uint64_t config;
+    bool needs_kernel;  // happens in the kernel: invisible with exclude_kernel
+};
+
+constexpr std::array kEvents{
+    Event{{"task-clock", false, "nanoseconds the thread ran on a core"}, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false},
+    Event{{"context-switches", false, "times the thread left its core (preempted, or waiting)"},
+          PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, true},
+    Event{{"cpu-migrations", false, "times the thread moved to another core"}, PERF_TYPE_SOFTWARE,
+          PERF_COUNT_SW_CPU_MIGRATIONS, true},
+    Event{{"page-faults", false, "pages first touched or brought back"}, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false},
+    Event{{"cycles", true, "core clock cycles"}, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false},
+    Event{{"instructions", true, "instructions retired"}, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, false},
+    Event{{"branches", true, "branch instructions retired"}, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false},
+    Event{{"branch-misses", true, "mispredicted branches"}, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, false},
+    Event{{"cache-references", true, "last-level cache accesses"}, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, false},
+    Event{{"cache-misses", true, "last-level cache misses"}, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, false},
+};
+
+const Event* find_event(std::string_view name) {
+    for (const Event& e : kEvents) {
+        if (e.info.name == name) return &e;
+    }
+    return nullptr;
+}
+
+std::string known_names() {
+    std::string out;
+    for (const Event& e : kEvents) out += fmt::format("{}{}", out.empty() ? "" : ", ", e.info.name);
+    return out;
+}
+
+std::string first_line(const char* path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+bool in_virtual_machine() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("flags", 0) == 0) return (line + " ").find(" hypervisor ") != std::string::npos;
+    }
+    return false;
+}
+
+// Why perf_event_open refused `event` with `error`, and what to do about it.
+std::string refusal(const Event& event, int error) {
+    const std::string paranoid = first_line("/proc/sys/kernel/perf_event_paranoid");
+    switch (error) {
+        case ENOENT:
+        case EOPNOTSUPP:
+            if (event.info.hardware) {
+                return in_virtual_machine() ? "no PMU in this virtual machine (hardware counters need a host that passes one "
+                                              "through)"
+                                            : "this CPU or kernel has no such hardware event";
+            }
+            return "this kernel has no such software event";
+        case EACCES:
+        case EPERM:
+            if (event.needs_kernel) {
+                return fmt::format("it counts in the kernel, which perf_event_paranoid {} keeps from this user; "
+                                   "`sudo sysctl kernel.perf_event_paranoid=1`",
+                                   paranoid.empty() ? "?" : paranoid);
+            }
+            return fmt::format("perf_event_open is not permitted here (perf_event_paranoid {}, or a container's seccomp "
+                               "profile); `sudo sysctl kernel.perf_event_paranoid=1`",
+                               paranoid.empty() ? "?" : paranoid);
+        case ENOSYS: return "this kernel has no perf_event_open";
+        case ENOSPC:
+        case EINVAL: return "the PMU cannot hold it beside the other counters asked for; ask for fewer";
+        default: return fmt::format("perf_event_open: {}", std::strerror(error));
+    }
+}
+
+constexpr std::uint64_t kReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+
+// The file descriptor, or -errno.
+int open_event(const Event& event, int group_leader, bool exclude_kernel) {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = event.type;
+    attr.config = event.config;
+    attr.read_format = kReadFormat;
+    attr.exclude_kernel = exclude_kernel ? 1 : 0;
+    attr.exclude_hv = 1;
+    // The leader starts disabled and the group is enabled whole once complete: an event
+    // added to a running group only counts from the thread's next context switch on.
+    attr.disabled = group_leader < 0 ? 1 : 0;
+    const long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, group_leader, PERF_FLAG_FD_CLOEXEC);
+    return fd < 0 ? -errno : static_cast<int>(fd);
+}
+
+}  // namespace
+
+std::span<const CounterInfo> known_counters() {
+    static const std::vector<CounterInfo> infos = [] {
+        std::vector<CounterInfo> out;
+        for (const Event& e : kEvents) out.push_back(e.info);
+        return out;
+    }();
+    return infos;
+}
+
+std::vector<std::string> default_counters() {
+    std::vector<std::string> out;
+    for (const Event& e : kEvents) out.emplace_back(e.info.name);
+    return out;
+}
+
+std::vector<std::string> parse_counter_list(std::string_view list) {
+    if (list == "default") return default_counters();
+    if (list == "none") return {};
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string_view name = list.substr(start, comma - start);
+        if (find_event(name) == nullptr) {
+            throw std::invalid_argument(fmt::format("unknown counter '{}'; the counters are: {} (or 'default', 'none')",
+                                                    name, known_names()));
+        }
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.emplace_back(name);
+        start = comma + 1;
+    }
+    return out;
+}
+
+namespace detail {
+
+CounterGroup::CounterGroup(const std::vector<std::string>& names) {
+    for (const std::string& name : names) {
+        if (find_event(name) == nullptr) throw std::invalid_argument(fmt::format("unknown counter '{}'; the counters are: {}", name, known_names()));
+    }
+    Group software, hardware;
+    for (const Event& e : kEvents) {  // in this order, whatever the order asked
+        const std::string name(e.info.name);
+        if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+        const Event* event = &e;
+        Group& group = event->info.hardware ? hardware : software;
+        int fd = open_event(*event, group.leader, false);
+        // Where the kernel is closed to this user, count in user space only: enough for
+        // everything but the events that happen in the kernel.
+        if ((fd == -EACCES || fd == -EPERM) && !event->needs_kernel) fd = open_event(*event, group.leader, true);
+        if (fd < 0) {
+            unavailable_.push_back(fmt::format("{}: {}", name, refusal(*event, -fd)));
+            continue;
+        }
+        if (group.leader < 0) group.leader = fd;
+        group.fds.push_back(fd);
+        group.slot.push_back(names_.size());
+        names_.push_back(name);
+    }
+    for (Group* g : {&software, &hardware}) {
+        if (g->fds.empty()) continue;
+        ::ioctl(g->leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+        groups_.push_back(std::move(*g));
+    }
+    // The cost of a reading: the change between two readings with nothing between them.
+    reading_cost_.assign(names_.size(), 0.0);
+    if (names_.empty()) return;
+    constexpr int kSamples = 15;
+    std::vector<std::vector<double>> costs(names_.size());
+    for (int i = 0; i < kSamples; ++i) {
+        start();
+        const std::vector<double> change = change_since_start();
+        for (std::size_t c = 0; c < change.size(); ++c) costs[c].push_back(std::isfinite(change[c]) ? change[c] : 0.0);
+    }
+    for (std::size_t c = 0; c < costs.size(); ++c) reading_cost_[c] = stats::median(costs[c]);
+}
+
+CounterGroup::~CounterGroup() {
+    for (const Group& g : groups_) {
+        for (auto it = g.fds.rbegin(); it != g.fds.rend(); ++it) ::close(*it);
+    }
+}
+
+CounterGroup::Reading CounterGroup::read_group(const Group& g) {
+    std::vector<std::uint64_t> buffer(3 + g.fds.size());
+    Reading r;
+    const ssize_t got = ::read(g.leader, buffer.data(), buffer.size() * sizeof(std::uint64_t));
+    if (got != static_cast<ssize_t>(buffer.size() * sizeof(std::uint64_t))) return r;  // values stay empty: unknown
+    r.enabled = buffer[1];
+    r.running = buffer[2];
+    r.values.assign(buffer.begin() + 3, buffer.end());
+    return r;
+}
+
+void CounterGroup::start() {
+    started_.clear();
+    for (const Group& g : groups_) started_.push_back(read_group(g));
+}
+
+std::vector<double> CounterGroup::change_since_start() {
+    std::vector<double> out(names_.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t k = 0; k < groups_.size(); ++k) {
+        const Reading now = read_group(groups_[k]);
+        const Reading& then = started_[k];
+        if (now.values.size() != groups_[k].fds.size() || then.values.size() != now.values.size()) continue;
+        const double enabled = static_cast<double>(now.enabled - then.enabled);
+        const double running = static_cast<double>(now.running - then.running);
+        if (!(running > 0)) continue;  // never on the PMU in this interval: unknown
+        const double scale = enabled > running ? enabled / running : 1.0;
+        for (std::size_t m = 0; m < now.values.size(); ++m) {
+            out[groups_[k].slot[m]] = static_cast<double>(now.values[m] - then.values[m]) * scale;
+        }
+    }
+    return out;
+}
+
+std::vector<double> CounterGroup::stop() {
+    std::vector<double> change = change_since_start();
+    for (std::size_t c = 0; c < change.size(); ++c) {
+        if (std::isfinite(change[c])) change[c] = std::max(0.0, change[c] - reading_cost_[c]);
+    }
+    return change;
+}
+
+}  // namespace detail
+}  // namespace vitals
