@@ -164,6 +164,15 @@ for ns, label in ((0, "empty"), (100, "100 ns"), (10_000, "10 us"), (100_000, "1
     key = f"BM_BlockedAutorangeWallTime/{ns}"
     rows.append([f"`blocked_autorange({{.min_run_time = 0.2}})` wall time, statement {label} (target <= 0.25 s)",
                  fmt_time(timer.seconds(key))])
+for ns, label in ((0, "empty"), (100_000, "100 us")):
+    key = f"BM_BlockedAutorangeWallTimeWithCounters/{ns}"
+    rows.append([f"the same, statement {label}, with `.counters = default_counters()` read around every block",
+                 fmt_time(timer.seconds(key))])
+opened = timer.counter("BM_CountersReadAroundABlock", "opened")
+rows.append([f"reading the counters around one block ({opened:.0f} counters opened here; `BM_CountersReadAroundABlock`)"
+             if opened is not None else "reading the counters around one block (`BM_CountersReadAroundABlock`)",
+             fmt_time(timer.seconds("BM_CountersReadAroundABlock"))])
+rows.append(["opening them, once per measurement (`BM_CountersOpened`)", fmt_time(timer.seconds("BM_CountersOpened"))])
 w(table(["what", "figure"], rows))
 w("")
 w("A Timer's cost per call of an empty statement is set against Google Benchmark's own empty "

@@ -130,6 +130,33 @@ TEST_F(Cli, UsageErrorsExitTwoWithAMessage) {
     expect_usage_error("timeit relu/32x1024/cpu-f32 --number 10 --adaptive", "--number");
     expect_usage_error("timeit relu/32x1024/cpu-f32 --json", "--json");
     expect_usage_error("run --adaptive --min-run-time 2 --max-run-time 1", "--max-run-time");
+    expect_usage_error("timeit relu/32x1024/cpu-f32 --counters cycles,cache-mises", "unknown counter 'cache-mises'");
+}
+
+// The counters read around each block go into the results; --counters none reads none;
+// a counter the kernel refuses is named once, with why, and the run goes on.
+TEST_F(Cli, CountersAreReadPerBlockAndRefusalsNamed) {
+    const fs::path with = dir_ / "with.json", without = dir_ / "without.json";
+    const CommandResult r = run_vitals("timeit relu/32x1024/cpu-f32 --min-run-time 0.02 --counters page-faults,cycles --json " + with.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(slurp(with));
+    const nlohmann::json& first = doc.at("benchmarks").at(0);
+    std::size_t refused = 0;
+    for (const nlohmann::json& b : doc.at("benchmarks")) {
+        if (b.value("aggregate_name", "") == "median") refused = b.value("vitals_counters_unavailable", nlohmann::json::array()).size();
+    }
+    if (first.contains("vitals_counters")) {
+        EXPECT_TRUE(first.at("vitals_counters").contains("page-faults")) << first.dump();
+        EXPECT_EQ(first.at("vitals_counters").size() + refused, 2u) << first.dump();
+    } else {
+        EXPECT_EQ(refused, 2u);  // perf_event_open refused both: the run still measured
+    }
+    if (refused > 0) {
+        EXPECT_NE(r.err.find("vitals: note: counters not read: "), std::string::npos) << r.err;
+    }
+    ASSERT_EQ(run_vitals("timeit relu/32x1024/cpu-f32 --min-run-time 0.02 --counters none --json " + without.string()).exit_code, 0);
+    const std::string plain = slurp(without);
+    EXPECT_EQ(plain.find("vitals_counters"), std::string::npos);
 }
 
 TEST_F(Cli, TimeitPrintsTheMeasurement) {

@@ -206,10 +206,11 @@ void perf_events(const CheckOptions& o, std::vector<Finding>& out) {
     if (value.empty()) return;
     int level = 0;
     std::stringstream(value) >> level;
-    if (level > 2 && ::geteuid() != 0) {
+    if (level >= 2 && ::geteuid() != 0) {
         out.push_back({"perf_event_paranoid", value, Verdict::note,
-                       "hardware counters (cycles, instructions) are closed to this user",
-                       "sudo sysctl kernel.perf_event_paranoid=2"});
+                       level > 2 ? "counters (--counters) are closed to this user"
+                                 : "context switches and migrations (kernel events) are not counted for this user (--counters)",
+                       "sudo sysctl kernel.perf_event_paranoid=1"});
     } else {
         out.push_back({"perf_event_paranoid", value, Verdict::ok, "", ""});
     }

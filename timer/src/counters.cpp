@@ -64,11 +64,14 @@ std::string first_line(const char* path) {
 }
 
 bool in_virtual_machine() {
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string line; std::getline(in, line);) {
-        if (line.rfind("flags", 0) == 0) return (line + " ").find(" hypervisor ") != std::string::npos;
-    }
-    return false;
+    static const bool answer = [] {
+        std::ifstream in("/proc/cpuinfo");
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("flags", 0) == 0) return (line + " ").find(" hypervisor ") != std::string::npos;
+        }
+        return false;
+    }();
+    return answer;
 }
 
 // Why perf_event_open refused `event` with `error`, and what to do about it.
