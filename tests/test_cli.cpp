@@ -133,6 +133,24 @@ TEST_F(Cli, UsageErrorsExitTwoWithAMessage) {
     expect_usage_error("timeit relu/32x1024/cpu-f32 --counters cycles,cache-mises", "unknown counter 'cache-mises'");
 }
 
+// Each run records its layout; --no-aslr executes the program again without
+// randomisation, and the results say so.
+TEST_F(Cli, AslrIsRecordedAndNoAslrFixesTheLayout) {
+    const fs::path randomised = dir_ / "on.json", fixed = dir_ / "off.json";
+    const std::string run = "run --filter '^relu/32x1024/cpu-f32$' --min-run-time 0.01 --counters none --json ";
+    const CommandResult on = run_vitals(run + randomised.string());
+    ASSERT_EQ(on.exit_code, 0) << on.err;
+    const std::string state = nlohmann::json::parse(slurp(randomised)).at("context").at("vitals_aslr");
+    EXPECT_TRUE(state == "on" || state == "off (kernel.randomize_va_space = 0)") << state;
+    const CommandResult off = run_vitals(run + fixed.string() + " --no-aslr");
+    if (off.exit_code == 2 && off.err.find("--no-aslr: the kernel refused") != std::string::npos) GTEST_SKIP() << off.err;
+    ASSERT_EQ(off.exit_code, 0) << off.err;
+    EXPECT_EQ(nlohmann::json::parse(slurp(fixed)).at("context").at("vitals_aslr"), "off (--no-aslr)");
+    const std::size_t table = off.out.find("Times are in");  // one table: the program measured once
+    ASSERT_NE(table, std::string::npos) << off.out;
+    EXPECT_EQ(off.out.find("Times are in", table + 1), std::string::npos) << off.out;
+}
+
 // The counters read around each block go into the results; --counters none reads none;
 // a counter the kernel refuses is named once, with why, and the run goes on.
 TEST_F(Cli, CountersAreReadPerBlockAndRefusalsNamed) {

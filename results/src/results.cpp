@@ -403,6 +403,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
                                                  {"peak_f64_flops", run.ceilings->peak_f64},
                                                  {"bandwidth", bandwidth}};
     }
+    if (!run.aslr.empty()) document["context"]["vitals_aslr"] = run.aslr;
     if (!run.trace_dir.empty()) {  // run --trace-dir: where the cases' traces are
         document["context"]["vitals_trace_dir"] = run.trace_dir;
     }

@@ -73,6 +73,9 @@ struct RunContext {
     // With run --trace-dir: the folder of the cases' traces, as the results file records
     // it (`vitals_trace_dir`, relative to the results file's folder unless absolute).
     std::string trace_dir;
+    // The measuring processes' address-space layout: "on" (randomised), "off (...)" with
+    // why; empty: not recorded.
+    std::string aslr;
 };
 
 // The unit of a results file's times, Google Benchmark's `time_unit`.

@@ -15,6 +15,7 @@
 #include "../git.hpp"
 #include "../flags.hpp"
 #include "vitals/results/comparison.hpp"
+#include "../aslr.hpp"
 #include "../measure_case.hpp"
 #include "../measure_flags.hpp"
 #include "../output_flag.hpp"
@@ -61,6 +62,9 @@ public:
                                    "the case stops at its next block (default: no limit)",
                                    kWorkerCaseTimeout))
             ->check(positive_seconds());
+        app.add_flag("--no-aslr", no_aslr_,
+                     "Run with one fixed memory layout: executes this program again without address randomisation "
+                     "(default: randomised, so that the processes of --processes sample layouts)");
         app.add_option(kWorkerFlag, worker_of_, "(internal) this process is a worker of run --processes")->group("");
         auto* baseline = app.add_option("--baseline", baseline_, "Compare with this results file after the run");
         app.add_option("--history", history_,
@@ -107,6 +111,7 @@ public:
 
     void run(const CommandContext& context) override {
         measure_.validate();
+        if (no_aslr_ && !worker_of_) reexecute_without_aslr(context.arguments);  // returns in the process without it
         if (dry_run_ && !measure_.arguments().empty()) {
             throw UsageError(fmt::format("--dry-run calls each case once and measures nothing, so {} does not apply; "
                                          "drop it, or drop --dry-run to measure",
@@ -189,6 +194,8 @@ public:
         }
         RunContext run{.shard = shard ? shard->to_string() : "", .incomplete = false, .cases_planned = selected.size()};
         if (!worker) run.trace_dir = recorded_trace_dir;
+        if (processes_ > 1 && !no_aslr_) randomise_children();  // each worker a layout of its own
+        run.aslr = aslr_state();  // of the processes that measure
         std::vector<CaseResult> results;
         bool interrupted = false, lost_process = false;
         {
@@ -462,6 +469,7 @@ private:
     std::optional<Comparison> comparison_;         // with --baseline, once measured
     std::optional<std::string> comparison_error_;  // why there is none
     std::optional<double> case_timeout_;
+    bool no_aslr_ = false;
     std::optional<std::string> worker_of_;  // "P/N": this process is worker P of a run --processes N
     std::vector<CaseSamples> baseline_cases_;
     std::vector<std::string> baseline_warnings_;
