@@ -97,6 +97,11 @@ TEST(Machine, RooflinePlacementByHand) {
     EXPECT_EQ(axpy.level, "memory");
     EXPECT_FALSE(axpy.compute_bound);
     EXPECT_NEAR(axpy.bound, 2e6 / 24e6 * 10e9, 1e-3);
+    // The copy again, measured cold: its data came from memory (10 GB/s best), not L2.
+    const Placement cold = place(l, {.bytes = 512 << 10, .working_set = 512 << 10}, 1, 100e-6, true);
+    EXPECT_EQ(cold.level, "memory");
+    EXPECT_DOUBLE_EQ(cold.bound, 10e9);
+    EXPECT_EQ(cold.verdict, "memory-bound (memory)");
     EXPECT_THROW(place(l, {.bytes = 1}, 1, 0.0), std::invalid_argument);
 }
 

@@ -364,3 +364,24 @@ TEST(ResultsJson, CountersPerBlockAreWrittenAndReadBack) {
     std::ofstream(path) << broken;
     EXPECT_THROW((void)vitals::read_case_results(path), vitals::ResultsFileError);
 }
+
+// A case measured cold says so on every entry, and reads back cold.
+TEST(ResultsJson, ColdCasesAreMarkedAndReadBack) {
+    const Measurement cold(1, {1e-3, 2e-3}, TaskSpec{.stmt = "s", .cold = true});
+    const Measurement warm(1, {1e-3, 2e-3}, TaskSpec{.stmt = "s"});
+    const json doc = json::parse(vitals::results_to_json({CaseResult{"c", cold, "", ""}, CaseResult{"w", warm, "", ""}}, "bench"));
+    for (const json& b : doc.at("benchmarks")) {
+        if (b.at("run_name") == "c") {
+            EXPECT_EQ(b.at("vitals_cache"), "cold") << b.dump();
+        } else {
+            EXPECT_FALSE(b.contains("vitals_cache")) << b.dump();
+        }
+    }
+    const std::string path = testing::TempDir() + "/cold.json";
+    std::ofstream(path) << doc.dump();
+    const std::vector<CaseResult> back = vitals::read_case_results(path);
+    ASSERT_EQ(back.size(), 2u);
+    EXPECT_TRUE(back[0].measurement->task_spec().cold);
+    EXPECT_FALSE(back[1].measurement->task_spec().cold);
+    EXPECT_NE(back[0].measurement->to_string().find(", caches evicted before every call"), std::string::npos);
+}

@@ -321,6 +321,7 @@ TEST(Timer, ColdCacheMeasuresOneCallABlock) {
     EXPECT_EQ(timer.cache(), vitals::Cache::cold);
     const vitals::Measurement m = timer.blocked_autorange({.min_run_time = 0.02});
     EXPECT_EQ(m.number_per_run(), 1);
+    EXPECT_TRUE(m.task_spec().cold);  // so results files and the roofline know
     EXPECT_EQ(static_cast<int>(m.raw_times().size()), calls);
     EXPECT_EQ(setups, calls);
     calls = 0;
@@ -329,5 +330,7 @@ TEST(Timer, ColdCacheMeasuresOneCallABlock) {
     EXPECT_EQ(t.raw_times().size(), 5u);
     EXPECT_EQ(calls, 5);
     timer.set_cache(vitals::Cache::warm);
-    EXPECT_GT(timer.blocked_autorange({.min_run_time = 0.02}).number_per_run(), 1);
+    const vitals::Measurement warm = timer.blocked_autorange({.min_run_time = 0.02});
+    EXPECT_GT(warm.number_per_run(), 1);
+    EXPECT_FALSE(warm.task_spec().cold);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -253,11 +254,13 @@ std::string table(const Limits& limits) {
     return out;
 }
 
-Placement place(const Limits& limits, const WorkPerCall& work, int threads, double seconds) {
+Placement place(const Limits& limits, const WorkPerCall& work, int threads, double seconds, bool cold) {
     if (!(seconds > 0) || !std::isfinite(seconds)) throw std::invalid_argument("place: the time per call must be positive");
     Placement p;
     const bool all = threads > 1;
-    const auto working_set = static_cast<std::int64_t>(work.working_set > 0 ? work.working_set : work.bytes);
+    // A cold call's data come from memory, whatever their size: the last level's ceiling.
+    const auto working_set = cold ? std::numeric_limits<std::int64_t>::max()
+                                  : static_cast<std::int64_t>(work.working_set > 0 ? work.working_set : work.bytes);
     const Bandwidth& level = limits.level_for(working_set, all);
     p.level = level.level;
     // The best streaming rate of that level: what moving the bytes can reach at most.

@@ -281,6 +281,7 @@ std::string results_to_json(const std::vector<CaseResult>& results, const std::s
             entry["description"] = task.description;
             entry["env"] = task.env;
             entry["num_threads"] = task.num_threads;
+            if (task.cold) entry["vitals_cache"] = "cold";
             if (result.instructions) entry["instructions"] = *result.instructions;
             if (!work.stated()) return;
             if (seconds && *seconds > 0) {

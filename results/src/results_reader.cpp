@@ -410,7 +410,8 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
             read_counters(b, c);
             c.task = TaskSpec{"", "", "", std::string(b.text("label")), std::string(b.text("sub_label")),
                               std::string(b.text("description")), std::string(b.text("env")), *threads,
-                              b.has("vitals_work") ? read_work(*b.get("vitals_work"), path, name) : WorkPerCall{}};
+                              b.has("vitals_work") ? read_work(*b.get("vitals_work"), path, name) : WorkPerCall{},
+                              b.text("vitals_cache") == "cold"};
             if (const std::optional<double> instructions = b.optional_number("instructions")) c.result.instructions = instructions;
         });
     std::vector<CaseResult> out;

@@ -33,7 +33,7 @@ machine::Limits limits_for_roofline() {
 std::optional<RooflinePoint> place_case(const machine::Limits& limits, const Measurement& m) {
     const WorkPerCall& work = m.task_spec().work;
     if (!(work.bytes > 0 || work.flops > 0) || !(m.median() > 0)) return std::nullopt;
-    const machine::Placement p = machine::place(limits, work, m.task_spec().num_threads, m.median());
+    const machine::Placement p = machine::place(limits, work, m.task_spec().num_threads, m.median(), m.task_spec().cold);
     return RooflinePoint{p.intensity, work.flops > 0 ? p.achieved_flops : p.achieved_bytes, p.bound, p.share, p.verdict};
 }
 

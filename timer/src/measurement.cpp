@@ -314,6 +314,7 @@ std::string Measurement::to_string() const {
     out += fmt::format("  {} measurement{}, {} runs {} {} thread{}", n, n > 1 ? "s" : "", number_per_run_,
                        n > 1 ? "per measurement," : ",", task_spec_.num_threads,
                        task_spec_.num_threads > 1 ? "s" : "");
+    if (task_spec_.cold) out += ", caches evicted before every call";
     out += counters_lines();
     for (const std::string& w : warnings_) out += "\n" + w;
     return out;

@@ -35,7 +35,8 @@ void require_positive_finite(double value, const char* what) {
 TaskSpec task_spec_of(const TimerOptions& o) {
     return TaskSpec{o.stmt.text(), o.setup.text(), o.global_setup.text(), o.label, o.sub_label, o.description, o.env,
                     o.num_threads,
-                    WorkPerCall{o.bytes_per_call, o.flops_per_call, o.items_per_call, o.working_set_bytes, o.f64_flops}};
+                    WorkPerCall{o.bytes_per_call, o.flops_per_call, o.items_per_call, o.working_set_bytes, o.f64_flops},
+                    o.cache == Cache::cold};
 }
 
 volatile unsigned eviction_sum = 0;

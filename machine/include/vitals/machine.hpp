@@ -133,8 +133,10 @@ struct Placement {
     double share = 0;              // achieved / bound, 0..(rarely a little over 1)
     std::string verdict;           // "memory-bound (L2)" or "compute-bound"
 };
-// `threads`: the case's thread count, for one core's limits or all cores'. Throws
-// std::invalid_argument for a time per call that is not positive.
-Placement place(const Limits& limits, const WorkPerCall& work, int threads, double seconds_per_call);
+// `threads`: the case's thread count, for one core's limits or all cores'. `cold`: each
+// call found the caches evicted (Cache::cold), so its data came from memory and the
+// memory ceiling bounds it whatever its working set. Throws std::invalid_argument for a
+// time per call that is not positive.
+Placement place(const Limits& limits, const WorkPerCall& work, int threads, double seconds_per_call, bool cold = false);
 
 }  // namespace vitals::machine

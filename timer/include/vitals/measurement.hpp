@@ -26,6 +26,7 @@ struct TaskSpec {
     std::string env;
     int num_threads = 1;
     WorkPerCall work{};
+    bool cold = false;  // each call found the caches evicted (Cache::cold)
 
     // label (+ ": sub_label"), else the stmt text (indented under "stmt:" when it has
     // several lines), else "[Unknown]".

@@ -133,7 +133,10 @@ public:
 
     const TaskSpec& task_spec() const { return task_spec_; }
     // The caches each call starts with (a case's Timer measured --cold, say).
-    void set_cache(Cache cache) { options_.cache = cache; }
+    void set_cache(Cache cache) {
+        options_.cache = cache;
+        task_spec_.cold = cache == Cache::cold;
+    }
     Cache cache() const { return options_.cache; }
     // The counters read around every timed block (see TimerOptions::counters).
     void set_counters(std::vector<std::string> names) { options_.counters = std::move(names); }
