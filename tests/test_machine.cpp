@@ -7,6 +7,7 @@
 #include <fstream>
 #include <vector>
 
+#include "consistency.hpp"
 #include "probes.hpp"
 #include "vitals/machine.hpp"
 
@@ -69,6 +70,69 @@ TEST(Machine, LevelForAWorkingSet) {
     EXPECT_EQ(l.level_for((16 << 10) + 1).level, "L2");
     EXPECT_EQ(l.level_for(1 << 30).level, "memory");
     EXPECT_EQ(l.level_for(20 << 20, true).level, "memory");
+}
+
+// Figures that cannot all be true are found, each with the figures to measure again.
+TEST(Machine, ContradictionsAreFoundWithWhatToMeasureAgain) {
+    EXPECT_TRUE(detail::contradictions(round_machine()).empty());
+    Limits l = round_machine();
+    l.peak_f64_one_core = 90e9;  // f32 only 1.1 times f64 at the same vector width
+    std::vector<detail::Contradiction> found = detail::contradictions(l);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].what, "the f32 peak of one core is 1.11 times the f64 one, not about twice");
+    ASSERT_EQ(found[0].again.size(), 1u);
+    EXPECT_TRUE(found[0].again[0].peaks);
+    EXPECT_FALSE(found[0].again[0].all);
+    l.identity.vector_isa = "scalar";  // one lane either way: the same rate is right
+    l.peak_f64_all_cores = 360e9;
+    EXPECT_TRUE(detail::contradictions(l).empty());
+
+    l = round_machine();
+    l.all_cores[1].read = l.all_cores[1].copy = l.all_cores[1].triad = 30e9;  // 2 cores' L2 below one core's 50
+    l.one_core[0].read = 40e9;
+    l.one_core[0].copy = l.one_core[0].triad = 1e9;  // L1 below L2
+    found = detail::contradictions(l);
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[0].what, "all cores move less at L2 than one core");
+    EXPECT_EQ(found[0].again.size(), 2u);
+    EXPECT_EQ(found[0].again[0].level, 1u);
+    EXPECT_EQ(found[1].what, "one core's L1 bandwidth is below its L2 bandwidth");
+    EXPECT_EQ(found[1].again[1].level, 1u);
+    // Within 10% is noise, not a contradiction.
+    l = round_machine();
+    l.peak_f32_all_cores = 0.95 * l.peak_f32_one_core * 1.0;
+    l.peak_f64_all_cores = 0.5 * l.peak_f32_all_cores;
+    found = detail::contradictions(l);
+    EXPECT_TRUE(found.empty()) << found.front().what;
+}
+
+// The load when measured, the unstable figures and the warnings are kept with the
+// figures and shown; figures measured busy are taken again once the machine is quiet.
+TEST(Machine, LoadUnstableFiguresAndWarningsAreKept) {
+    Limits l = round_machine();
+    l.load_average = 3.5;  // 4 cores: busy
+    l.unstable = {"L2 copy, one core"};
+    l.warnings = {"the peak of all cores is below one core's (measured three times)"};
+    const Limits back = from_json(to_json(l), "mem");
+    EXPECT_DOUBLE_EQ(back.load_average, 3.5);
+    EXPECT_EQ(back.unstable, l.unstable);
+    EXPECT_EQ(back.warnings, l.warnings);
+    EXPECT_TRUE(back.measured_under_load());
+    const std::string shown = table(back);
+    EXPECT_NE(shown.find(", load 3.50 (busy: the figures may be low)"), std::string::npos) << shown;
+    EXPECT_NE(shown.find("unstable (repetitions never agreed within 3%): L2 copy, one core"), std::string::npos) << shown;
+    EXPECT_NE(shown.find("warning: the peak of all cores is below one core's"), std::string::npos) << shown;
+    EXPECT_TRUE(detail::measure_again_when_quiet(back, 0.5));
+    EXPECT_FALSE(detail::measure_again_when_quiet(back, 2.0));  // still busy: the cache stands
+    l.load_average = 1.0;
+    EXPECT_FALSE(detail::measure_again_when_quiet(l, 0.0));  // measured quiet enough
+    // A cache file of before these fields reads as not known and not busy.
+    std::string old = to_json(round_machine());
+    const std::size_t at = old.find("  \"load_average\"");
+    ASSERT_NE(at, std::string::npos);
+    old.erase(at, old.find('\n', at) - at + 1);
+    EXPECT_DOUBLE_EQ(from_json(old, "old").load_average, -1);
+    EXPECT_FALSE(from_json(old, "old").measured_under_load());
 }
 
 TEST(Machine, RooflinePlacementByHand) {

@@ -20,6 +20,7 @@
 #include "vitals/atomic_file.hpp"
 #include "vitals/machine.hpp"
 
+#include "consistency.hpp"
 #include "figures_json.hpp"
 
 namespace vitals::machine {
@@ -241,7 +242,14 @@ Limits limits(bool refresh, const Progress& progress, const Warn& warn) {
         say(warn, message);
     };
     if (!refresh) {
-        if (std::optional<Limits> cached = load_cached(id, once)) return *cached;
+        if (std::optional<Limits> cached = load_cached(id, once)) {
+            // Figures taken on a busy machine are taken again once it is quiet.
+            double load[1] = {-1};
+            if (::getloadavg(load, 1) != 1 || !detail::measure_again_when_quiet(*cached, load[0])) return *cached;
+            say(warn, fmt::format("the cached figures were measured under load {:.2f}; measuring again now that the machine is "
+                                  "quiet (load {:.2f})",
+                                  cached->load_average, load[0]));
+        }
     }
     Limits measured = measure(progress);
     store_cached(measured, once);

@@ -64,6 +64,12 @@ std::string bytes_text(std::int64_t bytes) {
 
 }  // namespace
 
+bool Limits::measured_under_load() const {
+    // Half the cores busy with other work: the all-core figures shared them, and one
+    // core's could share its core.
+    return load_average >= 0 && load_average > 0.5 * std::max(identity.cores, 1);
+}
+
 const Bandwidth& Limits::level_for(std::int64_t working_set, bool all) const {
     const std::vector<Bandwidth>& list = all ? all_cores : one_core;
     if (list.empty()) throw std::logic_error("no bandwidth figures");
@@ -155,6 +161,9 @@ std::string to_json(const Limits& limits) {
         {"caches", caches},
         {"measured_at", limits.measured_at},
         {"seconds_taken", limits.seconds_taken},
+        {"load_average", limits.load_average},
+        {"unstable", limits.unstable},
+        {"warnings", limits.warnings},
         {"bandwidth_one_core", bandwidths_to_json(limits.one_core)},
         {"bandwidth_all_cores", bandwidths_to_json(limits.all_cores)},
         {"device", limits.device ? json{{"name", limits.device->name},
@@ -188,6 +197,9 @@ Limits detail::figures_from_json(std::string_view text) {
     }
     limits.measured_at = doc.at("measured_at").get<std::string>();
     limits.seconds_taken = doc.value("seconds_taken", 0.0);
+    limits.load_average = doc.value("load_average", -1.0);
+    if (doc.contains("unstable")) limits.unstable = doc.at("unstable").get<std::vector<std::string>>();
+    if (doc.contains("warnings")) limits.warnings = doc.at("warnings").get<std::vector<std::string>>();
     limits.one_core = bandwidths_from_json(doc.at("bandwidth_one_core"));
     limits.all_cores = bandwidths_from_json(doc.at("bandwidth_all_cores"));
     const json& peak = doc.at("peak_flops");
@@ -228,8 +240,11 @@ std::string table(const Limits& limits) {
     }
     // Where the cap lowered the width, the figures are the capped code's ceilings: say so.
     const std::string isa = detail::capped() ? id.vector_isa + " under VITALS_MAX_CPU_ISA" : id.vector_isa;
-    std::string out = fmt::format("{} ({} cores, {}; {})\nmeasured {} in {:.1f} s\n\n", id.cpu_model, id.cores, isa, caches,
-                                  limits.measured_at, limits.seconds_taken);
+    std::string out = fmt::format("{} ({} cores, {}; {})\nmeasured {} in {:.1f} s{}\n\n", id.cpu_model, id.cores, isa, caches,
+                                  limits.measured_at, limits.seconds_taken,
+                                  limits.load_average >= 0 ? fmt::format(", load {:.2f}{}", limits.load_average,
+                                                                         limits.measured_under_load() ? " (busy: the figures may be low)" : "")
+                                                           : "");
     const auto section = [&](const char* title, const std::vector<Bandwidth>& list) {
         out += fmt::format("{:<24}{:>12}{:>12}{:>12}{:>12}\n", title, "per thread", "read", "copy", "triad");
         for (const Bandwidth& b : list) {
@@ -244,6 +259,13 @@ std::string table(const Limits& limits) {
                        limits.peak_f64_one_core / 1e9);
     out += fmt::format("  {:<22}{:>10.1f} GFLOP/s{:>8.1f} GFLOP/s\n", fmt::format("{} cores", id.cores),
                        limits.peak_f32_all_cores / 1e9, limits.peak_f64_all_cores / 1e9);
+    if (!limits.unstable.empty()) {
+        std::string names;
+        for (const std::string& u : limits.unstable) names += (names.empty() ? "" : "; ") + u;
+        out += fmt::format("\nunstable (repetitions never agreed within 3%): {}\n", names);
+    }
+    if (!limits.warnings.empty() && limits.unstable.empty()) out += "\n";
+    for (const std::string& w : limits.warnings) out += fmt::format("warning: {}\n", w);
     if (limits.device) {
         const DeviceFigures& d = *limits.device;
         out += fmt::format("\n{}: copy {:.1f} GB/s; GEMM {:.1f} GFLOP/s f32, {:.1f} GFLOP/s f64\n", d.name,

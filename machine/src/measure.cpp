@@ -1,10 +1,15 @@
 // Measuring the limits: each streaming kernel at a working set per cache level, on one
-// core and on all of them at once, and the FMA chains; every figure is the median of a
-// few repetitions, each long enough for the clock. Not the best: on a shared machine a
+// core and on all of them at once, and the FMA chains. Each figure repeats until its last
+// five repetitions agree (within 3% of their median) and is the median of those five;
+// one that never settles is marked unstable. Not the best: on a shared machine a
 // repetition sometimes runs while a neighbour idles, and the best then reports a limit
 // the cases placed against it, which are medians too, cannot reach. likwid-bench reports
-// its run's mean.
+// its run's mean. Figures that contradict each other (f32 not about twice f64, all cores
+// below one, a cache level slower than the one outside it) are measured again, twice at
+// most, and then kept with a warning.
 #include <sys/mman.h>
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +22,11 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 
+#include <fmt/format.h>
+
+#include "consistency.hpp"
 #include "probes.hpp"
 #include "vitals/local_time.hpp"
 #include "vitals/machine.hpp"
@@ -31,7 +40,9 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 constexpr std::int64_t kMiB = std::int64_t{1} << 20;
 constexpr double kRepetitionSeconds = 0.002;  // one timed repetition lasts at least this
-constexpr int kRepetitions = 7;               // the median of these is the figure
+constexpr int kSettled = 5;                   // the figure: the median of the last this many...
+constexpr double kSettledSpread = 0.03;       // ...once they agree within this share of it
+constexpr int kMostRepetitions = 25;          // or after this many, marked unstable
 
 // One region, touched by the threads that will use it (pages land near them), sliced
 // per thread; unmapped at the end.
@@ -99,20 +110,47 @@ std::int64_t repetitions_for(const Work& work, double seconds) {
     }
 }
 
-// Runs `work(count, thread)` on `threads` threads at once, `repetitions` times (odd), and
-// returns the median wall time of one repetition, between two barriers. Plain threads
-// and std::barrier (not OpenMP): ThreadSanitizer sees every ordering they make.
+// The time of one repetition: the median of the last kSettled once they agree.
+struct Settled {
+    double seconds = 0;
+    bool stable = true;  // false: kMostRepetitions passed without agreement
+};
+
+// Whether the last kSettled of `elapsed` agree; their median.
+std::pair<bool, double> last_agree(const std::vector<double>& elapsed) {
+    std::vector<double> last(elapsed.end() - kSettled, elapsed.end());
+    std::sort(last.begin(), last.end());
+    const double median = last[kSettled / 2];
+    return {median > 0 && (last.back() - last.front()) <= kSettledSpread * median, median};
+}
+
+// Runs `work(count, thread)` on `threads` threads at once, repetition after repetition
+// (at least kSettled, at most `most`), until the last kSettled agree. Plain threads and
+// std::barrier (not OpenMP): ThreadSanitizer sees every ordering they make.
 template <class Work>
-double median_parallel_time(const Work& work, std::int64_t count, int threads, int repetitions) {
-    std::vector<double> elapsed(static_cast<std::size_t>(repetitions), INFINITY);
+Settled settled_parallel_time(const Work& work, std::int64_t count, int threads, int most) {
+    std::vector<double> elapsed;
+    std::atomic<bool> done{false};
+    Settled out;
     std::barrier sync(threads);
     const auto body = [&](int thread) {
-        for (int r = 0; r < repetitions; ++r) {
+        while (!done.load(std::memory_order_acquire)) {
             sync.arrive_and_wait();
             const Clock::time_point start = Clock::now();
             work(count, thread);
             sync.arrive_and_wait();
-            if (thread == 0) elapsed[static_cast<std::size_t>(r)] = seconds_since(start);
+            if (thread == 0) {  // thread 0 decides while the others wait at the third barrier
+                elapsed.push_back(seconds_since(start));
+                if (static_cast<int>(elapsed.size()) >= kSettled) {
+                    const auto [agree, median] = last_agree(elapsed);
+                    out.seconds = median;
+                    if (agree || static_cast<int>(elapsed.size()) >= most) {
+                        out.stable = agree;
+                        done.store(true, std::memory_order_release);
+                    }
+                }
+            }
+            sync.arrive_and_wait();
         }
     };
     {
@@ -120,14 +158,18 @@ double median_parallel_time(const Work& work, std::int64_t count, int threads, i
         for (int t = 1; t < threads; ++t) others.emplace_back(body, t);
         body(0);
     }
-    const auto middle = elapsed.begin() + repetitions / 2;
-    std::nth_element(elapsed.begin(), middle, elapsed.end());
-    return *middle;
+    return out;
 }
+
+// A figure and whether it settled.
+struct Rate {
+    double per_second = 0;
+    bool stable = true;
+};
 
 // Bytes per second of `kernel` over `working_set` bytes per thread, `threads` threads
 // at once, each in its own slice of `region` (`stride` bytes apart).
-double stream(Kernel kernel, std::int64_t working_set, int threads, const Region& region, std::int64_t stride) {
+Rate stream(Kernel kernel, std::int64_t working_set, int threads, const Region& region, std::int64_t stride) {
     std::atomic<std::uint64_t> sink{0};
     const auto passes = [&](std::int64_t count, int thread) {
         auto* base = reinterpret_cast<std::uint64_t*>(region.data() + thread * stride);
@@ -136,28 +178,75 @@ double stream(Kernel kernel, std::int64_t working_set, int threads, const Region
         sink.fetch_add(read, std::memory_order_relaxed);
     };
     const std::int64_t count = repetitions_for(passes, kRepetitionSeconds);
-    // Large sets take long enough in one pass for a steady figure from fewer repetitions.
-    const int repetitions = working_set >= 64 * kMiB ? 3 : kRepetitions;
-    const double seconds = median_parallel_time(passes, count, threads, repetitions);
+    // Large sets take long in one pass: fewer tries before calling them unstable.
+    const int most = working_set >= 64 * kMiB ? 2 * kSettled : kMostRepetitions;
+    const Settled t = settled_parallel_time(passes, count, threads, most);
     if (sink.load() == 1) std::fputs("", stderr);  // keeps the reads alive
-    return static_cast<double>(working_set / 8 * 8) * static_cast<double>(count) * threads / seconds;
+    return {static_cast<double>(working_set / 8 * 8) * static_cast<double>(count) * threads / t.seconds, t.stable};
 }
 
 template <bool f64>
-double peak(int threads) {
+Rate peak(int threads) {
     std::atomic<int> sink{0};
     const auto chains = [&](std::int64_t iterations, int) {
         const double result = f64 ? detail::fma_chain_f64(iterations) : detail::fma_chain_f32(iterations);
         if (result == 0.5) sink.fetch_add(1);  // keeps the chains alive
     };
     const std::int64_t iterations = repetitions_for(chains, 2 * kRepetitionSeconds);
-    const double seconds = median_parallel_time(chains, iterations, threads, kRepetitions);
-    return detail::fma_flops_per_iteration(f64) * static_cast<double>(iterations) * threads / seconds;
+    const Settled t = settled_parallel_time(chains, iterations, threads, kMostRepetitions);
+    return {detail::fma_flops_per_iteration(f64) * static_cast<double>(iterations) * threads / t.seconds, t.stable};
 }
+
+double best(const Bandwidth& b) { return std::max({b.read, b.copy, b.triad}); }
 
 std::atomic<DeviceProbe> g_device_probe{nullptr};
 
+// The load average over the last minute; -1 where the kernel does not say.
+double one_minute_load() {
+    double load[1] = {-1};
+    return ::getloadavg(load, 1) == 1 ? load[0] : -1;
+}
+
 }  // namespace
+
+std::vector<detail::Contradiction> detail::contradictions(const Limits& limits) {
+    std::vector<Contradiction> out;
+    constexpr double kSlack = 0.9;  // within 10%: the noise of figures that did settle
+    // f32 has twice f64's lanes at the same vector width: about twice the rate. Scalar
+    // code has one lane either way.
+    const bool vector = limits.identity.vector_isa != "scalar";
+    const double low = vector ? 1.6 : 0.8, high = vector ? 2.5 : 1.25;
+    for (const bool all : {false, true}) {
+        const double f32 = all ? limits.peak_f32_all_cores : limits.peak_f32_one_core;
+        const double f64 = all ? limits.peak_f64_all_cores : limits.peak_f64_one_core;
+        if (f64 > 0 && (f32 / f64 < low || f32 / f64 > high)) {
+            out.push_back({fmt::format("the f32 peak of {} is {:.2f} times the f64 one, not about {}", all ? "all cores" : "one core",
+                                       f32 / f64, vector ? "twice" : "the same"),
+                           {{true, all, 0}}});
+        }
+    }
+    if (limits.peak_f32_all_cores < kSlack * limits.peak_f32_one_core || limits.peak_f64_all_cores < kSlack * limits.peak_f64_one_core) {
+        out.push_back({"the peak of all cores is below one core's", {{true, false, 0}, {true, true, 0}}});
+    }
+    for (std::size_t i = 0; i < std::min(limits.one_core.size(), limits.all_cores.size()); ++i) {
+        if (best(limits.all_cores[i]) < kSlack * best(limits.one_core[i])) {
+            out.push_back({fmt::format("all cores move less at {} than one core", limits.one_core[i].level),
+                           {{false, false, i}, {false, true, i}}});
+        }
+    }
+    for (std::size_t i = 0; i + 1 < limits.one_core.size(); ++i) {
+        if (best(limits.one_core[i]) < kSlack * best(limits.one_core[i + 1])) {
+            out.push_back({fmt::format("one core's {} bandwidth is below its {} bandwidth", limits.one_core[i].level,
+                                       limits.one_core[i + 1].level),
+                           {{false, false, i}, {false, false, i + 1}}});
+        }
+    }
+    return out;
+}
+
+bool detail::measure_again_when_quiet(const Limits& cached, double load_now) {
+    return cached.measured_under_load() && load_now >= 0 && load_now < 0.25 * std::max(cached.identity.cores, 1);
+}
 
 void register_device_probe(DeviceProbe probe) { g_device_probe.store(probe); }
 
@@ -165,6 +254,7 @@ Limits measure(const Progress& progress) {
     const Clock::time_point begin = Clock::now();
     Limits limits;
     limits.identity = identify();
+    limits.load_average = one_minute_load();
     const Identity& id = limits.identity;
     const int threads = std::max(1, id.cores);
     // Per-thread working sets: half of each cache a thread has to itself (a shared level
@@ -215,23 +305,71 @@ Limits measure(const Progress& progress) {
     const auto say = [&](const std::string& what) {
         if (progress) progress(what, done / steps);
     };
+    // The figures by name, for the unstable ones ("L2 read, one core").
+    std::vector<std::vector<std::string>> unstable_levels[2];
+    std::vector<std::string> unstable_peaks[2];
+    for (auto& u : unstable_levels) u.resize(levels.size());
+    const auto measure_level = [&](bool all, std::size_t i) {
+        const Level& l = levels[i];
+        const std::int64_t ws = all ? l.all : l.one;
+        const int n = all ? threads : 1;
+        Bandwidth b{l.name, ws, 0, 0, 0};
+        std::vector<std::string>& unstable = unstable_levels[all][i];
+        unstable.clear();
+        for (const auto& [kernel, field, name] : {std::tuple{Kernel::read, &Bandwidth::read, "read"},
+                                                  std::tuple{Kernel::copy, &Bandwidth::copy, "copy"},
+                                                  std::tuple{Kernel::triad, &Bandwidth::triad, "triad"}}) {
+            const Rate r = stream(kernel, ws, n, region, stride);
+            b.*field = r.per_second;
+            if (!r.stable) unstable.push_back(fmt::format("{} {}, {}", l.name, name, all ? "all cores" : "one core"));
+        }
+        (all ? limits.all_cores : limits.one_core)[i] = b;
+    };
+    const auto measure_peaks = [&](bool all) {
+        const int n = all ? threads : 1;
+        const Rate f32 = peak<false>(n), f64 = peak<true>(n);
+        (all ? limits.peak_f32_all_cores : limits.peak_f32_one_core) = f32.per_second;
+        (all ? limits.peak_f64_all_cores : limits.peak_f64_one_core) = f64.per_second;
+        unstable_peaks[all].clear();
+        if (!f32.stable) unstable_peaks[all].push_back(fmt::format("f32 peak, {}", all ? "all cores" : "one core"));
+        if (!f64.stable) unstable_peaks[all].push_back(fmt::format("f64 peak, {}", all ? "all cores" : "one core"));
+    };
+    limits.one_core.resize(levels.size());
+    limits.all_cores.resize(levels.size());
     for (const bool all : {false, true}) {
-        for (const Level& l : levels) {
-            say(l.name + (all ? " bandwidth, all cores" : " bandwidth, one core"));
-            const std::int64_t ws = all ? l.all : l.one;
-            const int n = all ? threads : 1;
-            Bandwidth b{l.name, ws, stream(Kernel::read, ws, n, region, stride), stream(Kernel::copy, ws, n, region, stride),
-                        stream(Kernel::triad, ws, n, region, stride)};
-            (all ? limits.all_cores : limits.one_core).push_back(b);
+        for (std::size_t i = 0; i < levels.size(); ++i) {
+            say(levels[i].name + (all ? " bandwidth, all cores" : " bandwidth, one core"));
+            measure_level(all, i);
             ++done;
         }
     }
     say("peak FLOP/s");
-    limits.peak_f32_one_core = peak<false>(1);
-    limits.peak_f64_one_core = peak<true>(1);
-    limits.peak_f32_all_cores = peak<false>(threads);
-    limits.peak_f64_all_cores = peak<true>(threads);
+    measure_peaks(false);
+    measure_peaks(true);
     ++done;
+    // Contradictions: measured again (a busy minute passes), twice at most, then warned of.
+    for (int attempt = 0;; ++attempt) {
+        const std::vector<detail::Contradiction> found = detail::contradictions(limits);
+        if (found.empty()) break;
+        if (attempt == 2) {
+            for (const detail::Contradiction& c : found) limits.warnings.push_back(c.what + " (measured three times)");
+            break;
+        }
+        say("measuring again what contradicts itself");
+        for (const detail::Contradiction& c : found) {
+            for (const detail::Refigure& r : c.again) {
+                if (r.peaks) {
+                    measure_peaks(r.all);
+                } else {
+                    measure_level(r.all, r.level);
+                }
+            }
+        }
+    }
+    for (const bool all : {false, true}) {
+        for (const auto& names : unstable_levels[all]) limits.unstable.insert(limits.unstable.end(), names.begin(), names.end());
+    }
+    for (const auto& names : unstable_peaks) limits.unstable.insert(limits.unstable.end(), names.begin(), names.end());
     if (const DeviceProbe probe = g_device_probe.load()) {
         say("the device's copy bandwidth and GEMM peak");
         auto [figures, why] = probe();

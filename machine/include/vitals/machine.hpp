@@ -72,6 +72,13 @@ struct Limits {
     double peak_f32_all_cores = 0, peak_f64_all_cores = 0;
     std::string measured_at;        // ISO 8601
     double seconds_taken = 0;
+    double load_average = -1;       // over the minute before measuring; -1: not known
+    // Figures whose repetitions never agreed within 3% ("L2 read, one core"), and
+    // contradictions that measuring again did not resolve: the figures are kept, marked.
+    std::vector<std::string> unstable;
+    std::vector<std::string> warnings;
+    // The load per core when measured was high enough to have lowered the figures.
+    bool measured_under_load() const;
 
     // The bandwidth a working set of that many bytes meets: the level it fits in (half
     // a cache at most), of one core or all. Throws std::logic_error with no figures.
