@@ -135,6 +135,8 @@ TEST(Counters, ARefusedCounterIsNamedWithTheReasonAndTheRunGoesOn) {
     const vitals::Measurement m = timer.timeit(1000);
     EXPECT_EQ(m.counters().names.size() + m.counters().unavailable.size(), vitals::default_counters().size());
     for (const std::string& why : m.counters().unavailable) EXPECT_THAT(why, testing::MatchesRegex("[a-z-]+: .+")) << why;
+    // A name no kernel knows is refused when the Timer is made, not when it measures.
+    EXPECT_THROW(vitals::Timer({.stmt = [] {}, .counters = {"cycels"}}), std::invalid_argument);
     // Without counters asked for, none are read.
     vitals::Timer plain({.stmt = [] {}});
     EXPECT_TRUE(plain.timeit(10).counters().empty());

@@ -8,6 +8,7 @@
 
 #include "profile_window.hpp"
 #include "vitals/compare.hpp"
+#include "vitals/results/markup.hpp"
 #include "vitals/results/trace_diff.hpp"
 #include "vitals/timer_profile.hpp"
 
@@ -84,6 +85,24 @@ void print_skipped(const std::vector<CaseResult>& results) {
     fmt::print("\n{} case{} skipped:\n", skipped, skipped > 1 ? "s" : "");
     for (const CaseResult& r : results) {
         if (!r.skipped.empty()) fmt::print("  {}: {}\n", r.name, r.skipped);
+    }
+}
+
+void print_disturbed(const std::vector<CaseResult>& results) {
+    std::vector<std::pair<std::string, Disturbance>> rows;
+    std::size_t width = 4;
+    for (const CaseResult& r : results) {
+        if (!r.measurement) continue;
+        if (const std::optional<Disturbance> d = r.measurement->disturbance(); d && d->blocks > 0) {
+            rows.emplace_back(terminal_safe(r.name), *d);
+            width = std::max(width, rows.back().first.size());
+        }
+    }
+    if (rows.empty()) return;
+    fmt::print("\nBlocks that lost their core (a context switch or a CPU migration):\n");
+    for (const auto& [name, d] : rows) {
+        fmt::print("  {:<{}}  {} of {}{}\n", name, width, d.blocks, d.of,
+                   d.blocks < d.of ? fmt::format(", their median {:+.0f}%", d.median_shift * 100) : "");
     }
 }
 

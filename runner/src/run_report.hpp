@@ -34,4 +34,9 @@ std::vector<Measurement> measurements_for_tables(const std::vector<CaseResult>& 
 // The cases skipped, after the tables.
 void print_skipped(const std::vector<CaseResult>& results);
 
+// The cases with blocks that lost their core (a context switch or a migration, from
+// --counters), after the tables: how many blocks, and how much slower their median was.
+// Nothing when no block was disturbed.
+void print_disturbed(const std::vector<CaseResult>& results);
+
 }  // namespace vitals::cli

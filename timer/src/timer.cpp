@@ -8,12 +8,14 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
 #include "counter_group.hpp"
 #include "device_clock.hpp"
 #include "timer_run.hpp"
+#include "vitals/counters.hpp"
 #include "vitals/stop_rule.hpp"
 #include "vitals/timer_profile.hpp"
 
@@ -24,6 +26,18 @@ double process_cpu_seconds() {
     timespec ts{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Counter names are checked when given, so a typo fails where it was made.
+void require_known_counters(const std::vector<std::string>& names) {
+    for (const std::string& name : names) {
+        const std::span<const CounterInfo> known = known_counters();
+        if (std::none_of(known.begin(), known.end(), [&](const CounterInfo& c) { return c.name == name; })) {
+            std::string list;
+            for (const CounterInfo& c : known) list += fmt::format("{}{}", list.empty() ? "" : ", ", c.name);
+            throw std::invalid_argument(fmt::format("Timer: unknown counter '{}' in .counters; the counters are: {}", name, list));
+        }
+    }
 }
 
 void require_positive_finite(double value, const char* what) {
@@ -134,6 +148,11 @@ double Timer::Run::elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
+void Timer::set_counters(std::vector<std::string> names) {
+    require_known_counters(names);
+    options_.counters = std::move(names);
+}
+
 Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(task_spec_of(options_)) {
     if (!options_.stmt) {
         throw std::invalid_argument("Timer: .stmt is empty; give the statement to time, e.g. .stmt = [&] { f(); }");
@@ -141,6 +160,7 @@ Timer::Timer(TimerOptions options) : options_(std::move(options)), task_spec_(ta
     if (options_.num_threads < 1) {
         throw std::invalid_argument(fmt::format("Timer: .num_threads must be >= 1, got {}", options_.num_threads));
     }
+    require_known_counters(options_.counters);
     for (const auto& [value, name] : {std::pair{options_.bytes_per_call, ".bytes_per_call"},
                                       std::pair{options_.flops_per_call, ".flops_per_call"},
                                       std::pair{options_.items_per_call, ".items_per_call"},

@@ -99,7 +99,7 @@ std::string roofline_svg(const std::vector<NamedResults>& files, const std::vect
     // Cases: a point per file, an arrow from before to after.
     for (const std::string& name : names) {
         const auto& per_file = points.at(name);
-        std::optional<std::pair<double, double>> previous;
+        const std::pair<double, double>* previous = nullptr;  // the case's point in the file before
         for (std::size_t f = 0; f < per_file.size(); ++f) {
             const auto& p = per_file[f];
             if (!p) continue;
@@ -112,7 +112,7 @@ std::string roofline_svg(const std::vector<NamedResults>& files, const std::vect
                 R"(<circle class="case" cx="{:.1f}" cy="{:.1f}" r="4" fill="{}" fill-opacity="0.85"><title>{} ({}): {:.2f} flop/byte, {:.1f} GFLOP/s</title></circle>)",
                 x(p->first), y(p->second), f == 0 ? "#4a5568" : "#2b6cb0", escape_html(name), escape_html(files[f].first), p->first,
                 p->second / 1e9);
-            previous = p;
+            previous = &*p;
         }
     }
     return svg + "</svg>" +

@@ -395,6 +395,7 @@ private:
                 fmt::print("{}", Compare(measured).to_string());
             }
             print_skipped(results);
+            print_disturbed(results);
             if (interrupted) {
                 std::fflush(stdout);
                 return;

@@ -101,7 +101,8 @@ struct AdaptiveAutorangeOptions {
 
 class Timer {
 public:
-    // Throws std::invalid_argument when stmt is empty or num_threads < 1.
+    // Throws std::invalid_argument when stmt is empty, num_threads < 1, or a counter
+    // name is unknown.
     explicit Timer(TimerOptions options);
 
     // One warm-up block of max(number / 100, 2) calls, then one measured block. With
@@ -138,8 +139,9 @@ public:
         task_spec_.cold = cache == Cache::cold;
     }
     Cache cache() const { return options_.cache; }
-    // The counters read around every timed block (see TimerOptions::counters).
-    void set_counters(std::vector<std::string> names) { options_.counters = std::move(names); }
+    // The counters read around every timed block (see TimerOptions::counters); throws
+    // std::invalid_argument for a name <vitals/counters.hpp> does not know.
+    void set_counters(std::vector<std::string> names);
     // True when blocks are timed on a CUDA stream (device work).
     bool times_device() const { return options_.cuda_stream.has_value(); }
 
