@@ -27,6 +27,7 @@ TEST(Readme, CodeBlocksAreTheCompiledExamples) {
         {"examples/quickstart.cpp", "README.md"},
         {"examples/profile_forward.cpp", "README.md"},
         {"examples/my_bench.cpp", "docs/runner.md"},
+        {"examples/from_google_benchmark.cpp", "docs/from-google-benchmark.md"},
     };
     for (const auto& [file, page] : shown) {
         const std::string text = read(page);

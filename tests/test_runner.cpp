@@ -378,10 +378,20 @@ TEST(Runner, GoogleBenchmarkFlagsRunAsTheirVitalsEquivalents) {
     EXPECT_EQ(listed.exit_code, 0) << listed.err;
     EXPECT_EQ(listed.out, "fixture/family/1\nfixture/family/2\n");
 
-    const CommandResult repeated = run("vitals_fixture_bench", "--benchmark_repetitions=5");
-    EXPECT_EQ(repeated.exit_code, 2);
-    EXPECT_NE(repeated.err.find("--benchmark_repetitions=5: "), std::string::npos) << repeated.err;
-    EXPECT_NE(repeated.err.find("--processes N"), std::string::npos) << repeated.err;
+    // Repetitions run as processes: each one a fresh process, counted in the results.
+    const CommandResult repeated = run("vitals_fixture_bench", "--benchmark_filter='^fixture/sqrt$' --benchmark_repetitions=2 "
+                                                               "--benchmark_min_time=0.01 --benchmark_format=json");
+    ASSERT_EQ(repeated.exit_code, 0) << repeated.err;
+    const nlohmann::json repeated_doc = nlohmann::json::parse(repeated.out);
+    std::set<long> processes;
+    for (const nlohmann::json& b : repeated_doc.at("benchmarks")) {
+        if (b.value("run_type", "") == "iteration") processes.insert(b.at("vitals_process").get<long>());
+    }
+    EXPECT_EQ(processes.size(), 2u) << repeated.out;
+    const CommandResult no_repetitions = run("vitals_fixture_bench", "--benchmark_repetitions=0");
+    EXPECT_EQ(no_repetitions.exit_code, 2);
+    EXPECT_NE(no_repetitions.err.find("--benchmark_repetitions=0: give a count of at least 1"), std::string::npos)
+        << no_repetitions.err;
     const CommandResult negated = run("vitals_fixture_bench", "run --benchmark_filter=-sqrt");
     EXPECT_EQ(negated.exit_code, 2);
     EXPECT_NE(negated.err.find("no negation"), std::string::npos) << negated.err;

@@ -69,8 +69,12 @@ std::vector<std::string> translate(std::string_view name, std::string_view value
         return {};
     }
     if (name == "repetitions") {
-        return refuse("vitals measures blocks until --min-run-time (or a --precision) is reached; to repeat a case in "
-                      "fresh processes, as repetitions should be, use --processes N");
+        // Google Benchmark repeats a case in one process; vitals repeats it in fresh ones,
+        // so that each repetition draws its own layout and state, and tests across them.
+        if (value.find_first_not_of("0123456789") != std::string_view::npos || value.find_first_not_of('0') == std::string_view::npos) {
+            return refuse("give a count of at least 1 (it becomes --processes N: each repetition a fresh process)");
+        }
+        return {"--processes", std::string(value)};
     }
     return refuse("vitals has no such option; see 'vitals run --help' for what it takes");
 }

@@ -162,7 +162,9 @@ int run_main(int argc, char** argv, const Registry& registry) {
     app.fallthrough(false);
     app.footer("Exit status: 0 success; 1 a case, a file or the run failed; 2 bad flags, names or input files; 3 a "
                "case got a verdict named by --fail-on (compare, ab, run --baseline, report); 128+N stopped by signal N, "
-               "after the results were written.");
+               "after the results were written. Google Benchmark's --benchmark_filter, _out, _out_format, _format, _min_time, "
+               "_repetitions (as --processes), _time_unit, _report_aggregates_only and _list_tests run as run with their "
+               "vitals equivalents (docs/from-google-benchmark.md).");
     std::vector<std::pair<CLI::App*, std::unique_ptr<Command>>> commands;
     for (const CommandEntry& entry : command_table()) {
         std::unique_ptr<Command> command = entry.make();
