@@ -110,6 +110,33 @@ TEST(Untested, EveryFormatSaysUntested) {
     EXPECT_EQ(count(html, ">same<"), 0u);
 }
 
+// Cold caches on one side only: one warning names the cases and which side was cold.
+TEST(CacheState, ColdAgainstWarmIsWarnedInTheReport) {
+    CaseSamples cold_before = blocks("mask", 3e-4), warm_after = blocks("mask", 1e-4);
+    cold_before.cold = true;
+    CaseSamples both_cold_before = blocks("relu", 1e-5), both_cold_after = blocks("relu", 1e-5);
+    both_cold_before.cold = both_cold_after.cold = true;
+    const Comparison c = compare({{"b", {cold_before, both_cold_before}}, {"a", {warm_after, both_cold_after}}});
+    ASSERT_EQ(c.warnings.size(), 1u);
+    EXPECT_EQ(c.warnings[0],
+              "1 case was measured with cold caches on one side and warm on the other: 'mask' (cold before, warm after); "
+              "the change is mostly the caches', so measure both sides alike (with or without run --cold)");
+    EXPECT_NE(vitals::render_comparison_text(c).find("warning: 1 case was measured with cold caches"), std::string::npos);
+    // Alike on both sides: nothing to say.
+    EXPECT_TRUE(compare({{"b", {both_cold_before}}, {"a", {both_cold_after}}}).warnings.empty());
+    // Many cases: three named, the rest counted.
+    std::vector<CaseSamples> before, after;
+    for (const char* name : {"a", "b", "c", "d", "e"}) {
+        before.push_back(blocks(name, 1e-4));
+        after.push_back(blocks(name, 1e-4));
+        after.back().cold = true;
+    }
+    const Comparison many = compare({{"b", before}, {"a", after}});
+    ASSERT_EQ(many.warnings.size(), 1u);
+    EXPECT_NE(many.warnings[0].find("5 cases were measured"), std::string::npos) << many.warnings[0];
+    EXPECT_NE(many.warnings[0].find("'c' (warm before, cold after) and 2 more;"), std::string::npos) << many.warnings[0];
+}
+
 TEST(Escaping, TerminalShowsControlsAsVisibleEscapes) {
     using vitals::terminal_safe;
     EXPECT_EQ(terminal_safe("op\x1b[2J\r\nforged"), "op\\x1b[2J\\x0d\\x0aforged");

@@ -384,4 +384,10 @@ TEST(ResultsJson, ColdCasesAreMarkedAndReadBack) {
     EXPECT_TRUE(back[0].measurement->task_spec().cold);
     EXPECT_FALSE(back[1].measurement->task_spec().cold);
     EXPECT_NE(back[0].measurement->to_string().find(", caches evicted before every call"), std::string::npos);
+    const vitals::ResultsFile samples = vitals::read_results_file(path);  // as compare reads it
+    ASSERT_EQ(samples.cases.size(), 2u);
+    EXPECT_TRUE(samples.cases[0].cold);
+    EXPECT_FALSE(samples.cases[1].cold);
+    EXPECT_EQ(vitals::samples_of(back)[0].cold, true);
+    EXPECT_EQ(vitals::samples_of(back)[1].cold, false);
 }

@@ -19,6 +19,21 @@ std::optional<std::pair<double, double>> median_interval_of(std::vector<double> 
     return std::pair{values[ranks->lower], values[ranks->upper]};
 }
 
+// One warning for the cases measured with cold caches on one side and warm on the other:
+// their change is mostly the caches', not the code's.
+std::string cache_mismatch_warning(const std::vector<std::pair<std::string, bool>>& cases) {
+    constexpr std::size_t kNamed = 3;
+    std::string named;
+    for (std::size_t i = 0; i < std::min(cases.size(), kNamed); ++i) {
+        named += fmt::format("{}'{}' ({} before, {} after)", i == 0 ? "" : ", ", cases[i].first,
+                             cases[i].second ? "cold" : "warm", cases[i].second ? "warm" : "cold");
+    }
+    if (cases.size() > kNamed) named += fmt::format(" and {} more", cases.size() - kNamed);
+    return fmt::format("{} case{} measured with cold caches on one side and warm on the other: {}; the change is "
+                       "mostly the caches', so measure both sides alike (with or without run --cold)",
+                       cases.size(), cases.size() == 1 ? " was" : "s were", named);
+}
+
 }  // namespace
 
 const CaseComparison* Comparison::find(const std::string& name) const {
@@ -35,6 +50,7 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
     out.options = options;
     double log_sum = 0;
     std::size_t ratios = 0;
+    std::vector<std::pair<std::string, bool>> cache_mismatch;  // name, cold before
     // Indexes by name, so that comparing n cases costs about n lookups, not n^2.
     std::unordered_map<std::string_view, const CaseSamples*> after_by_name, before_by_name;
     for (const CaseSamples& a : after) after_by_name.emplace(a.name, &a);
@@ -78,12 +94,14 @@ Comparison compare_cases(const std::string& before_name, const std::vector<CaseS
                 log_sum += std::log(c.change.after_median / c.change.before_median);
                 ++ratios;
             }
+            if (b.cold != a->cold) cache_mismatch.push_back({b.name, b.cold});
             out.cases.push_back(std::move(c));
         }
     }
     for (const CaseSamples& a : after) {
         if (!before_by_name.count(a.name)) out.added.push_back(a.name);
     }
+    if (!cache_mismatch.empty()) out.warnings.push_back(cache_mismatch_warning(cache_mismatch));
     for (std::size_t i = 0; i < out.cases.size(); ++i) out.case_index.emplace(out.cases[i].name, i);
     for (std::size_t i = 0; i < out.not_compared.size(); ++i) out.not_compared_index.emplace(out.not_compared[i].first, i);
     if (ratios > 0) out.geomean_change = std::exp(log_sum / static_cast<double>(ratios)) - 1;

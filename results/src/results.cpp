@@ -451,6 +451,7 @@ std::vector<CaseSamples> samples_of(const std::vector<CaseResult>& results) {
         if (r.measurement) {
             CaseSamples samples{r.name, r.measurement->times(), r.measurement->label(), r.measurement->sub_label(),
                                 r.measurement->description(), r.instructions, {}};
+            samples.cold = r.measurement->task_spec().cold;
             for (std::size_t p = 0; p < r.per_process.size(); ++p) {
                 samples.process.insert(samples.process.end(), r.per_process[p].raw_times().size(), r.process_of(p));
             }

@@ -186,6 +186,7 @@ struct Aggregates {
 void read_entry(const Fields& b, std::string_view name, const std::string& path, CaseSamples& c, Aggregates& aggregates) {
     if (b.has("vitals_work")) c.work = read_work(*b.get("vitals_work"), path, name);
     if (b.has("vitals_roofline")) c.roofline = read_roofline(*b.get("vitals_roofline"), path, name);
+    if (b.text("vitals_cache") == "cold") c.cold = true;
     if (const std::string_view type = b.text("run_type", "iteration"); type != "iteration") {
         const std::string_view aggregate = b.text("aggregate_name");
         if (type != "aggregate" || b.text("aggregate_unit", "time") != "time" || (aggregate != "median" && aggregate != "mean") ||

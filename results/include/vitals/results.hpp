@@ -134,6 +134,8 @@ struct CaseSamples {
     // Read from a file of aggregates only: `seconds` holds one value, the median (or the
     // mean where the file has no median) of this many repetitions. 0: per-block times.
     std::size_t aggregate_of = 0;
+    // Measured with the caches evicted before every call (run --cold; "vitals_cache": "cold").
+    bool cold = false;
 
     // How many processes measured the case, and the median per-call time of each.
     std::size_t process_count() const;

@@ -34,7 +34,7 @@ std::vector<std::string> comparison_notes(const Comparison& comparison) {
     if (from_aggregates > 0) {
         notes.push_back(fmt::format(
             "{} case{} read from aggregates only (one median a side): verdict untested, the change is shown but no "
-            "test is possible; write every repetition (without --benchmark_report_aggregates_only or --json-aggregates-only) to test it",
+            "test is possible; write every block to test it (vitals: --json-layout blocks, the default; Google Benchmark: without --benchmark_report_aggregates_only)",
             from_aggregates, plural(from_aggregates)));
     }
     if (by_block > 0) {

@@ -67,7 +67,7 @@ public:
         // Cases in one file only are listed as added or removed; none in common is no error.
         Comparison comparison = compare_cases(before_, before.cases, after_, after.cases, report_.options());
         comparison.google_benchmark_input = !before.written_by_vitals || !after.written_by_vitals;
-        comparison.warnings = std::move(warnings);
+        comparison.warnings.insert(comparison.warnings.begin(), warnings.begin(), warnings.end());
         // With the JSON on standard output, this goes to standard error (OutputFlag).
         fmt::print("{}", render_comparison_text(comparison));
         if (json) json->write(render_comparison_json(comparison));

@@ -424,7 +424,7 @@ private:
             comparison_error_ = e.what();
             return;
         }
-        comparison_->warnings = std::move(baseline_warnings_);
+        comparison_->warnings.insert(comparison_->warnings.begin(), baseline_warnings_.begin(), baseline_warnings_.end());
         baseline_verdicts_ = verdicts_of(*comparison_);
     }
 

@@ -41,7 +41,8 @@ struct Comparison {
     std::vector<std::string> added;     // only after
     // In both, but not measured in one or both (failed or skipped): name, and why.
     std::vector<std::pair<std::string, std::string>> not_compared;
-    // Said by the command about its inputs (an interrupted run's file, say).
+    // Said by the command about its inputs (an interrupted run's file, say), and by
+    // compare_cases (cases measured with cold caches on one side only).
     std::vector<std::string> warnings;
     // A side was written by Google Benchmark, whose repetitions all run in one process:
     // the advice of the notes differs.
