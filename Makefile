@@ -13,9 +13,10 @@ DEB_PACKAGES := cmake ninja-build g++ make libeigen3-dev libboost-dev libgtest-d
 
 # What the tests check against (not dependencies of vitals): a real MPI launcher, Google
 # Benchmark's compare.py (with the numpy and scipy it imports), a browser for the HTML, a
-# PostgreSQL server for the history's tests (started by the tests themselves).
+# PostgreSQL server for the history's tests (started by the tests themselves), pkg-config
+# for the installed .pc files.
 TEST_DEB_PACKAGES := openmpi-bin libbenchmark-tools python3-numpy python3-scipy python3-pandas python3-venv chromium \
-                     postgresql
+                     postgresql pkgconf
 
 # For scripts/gpu-check.sh on a GPU machine without Debian packages: header-only or
 # static libraries only, so nothing needs a shared library of this system there.
