@@ -1262,7 +1262,7 @@ TEST_F(Cli, HistoryFollowsACaseAcrossCommitsAndGatesARegression) {
     std::istringstream csv(r.out);
     std::string line;
     std::getline(csv, line);
-    EXPECT_EQ(line, "case,machine,branch,commit,time,median_seconds,p25_seconds,p75_seconds,blocks,processes");
+    EXPECT_EQ(line, "case,machine,branch,commit,time,median_seconds,p25_seconds,p75_seconds,blocks,processes,cache");
     int rows = 0;
     while (std::getline(csv, line)) {
         ++rows;
@@ -1294,7 +1294,14 @@ TEST_F(Cli, HistoryRefusesBadInputAndWritesNothing) {
                   .exit_code,
               0);
     expect_usage_error("history add " + (dir_ / "good.json").string() + " --db " + db + " --commit c1 --branch m --time 2026-12-01T00:00:00Z",
-                       "already has a result for 'x'");
+                       "already has a warm result for 'x'");
+    // Files are recorded together or not at all: the new case of a file given beside a
+    // refused one is not written either, and the refusal names the file.
+    write_results(dir_ / "other.json", "y", 100);
+    expect_usage_error("history add " + (dir_ / "other.json").string() + " " + (dir_ / "good.json").string() + " --db " + db +
+                           " --commit c1 --branch m --time 2026-12-01T00:00:00Z",
+                       (dir_ / "good.json").string() + ": commit c1 already has a warm result for 'x'");
+    EXPECT_EQ(run_vitals("history show y --db " + db).out.find("y  ["), std::string::npos);
     expect_usage_error("history check --db " + db + " --commit nope", "has no run of commit nope");
     expect_usage_error("history show --db postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", "cannot connect to the history");
 }

@@ -69,6 +69,26 @@ protected:
     void TearDown() override {
         if (!dir_.empty()) fs::remove_all(dir_);
     }
+    // Runs SQL on the history behind the Store's back, as an older vitals or a person would.
+    void execute(const std::string& sql) {
+        if (GetParam() == "sqlite") {
+            sqlite3* db = nullptr;
+            ASSERT_EQ(sqlite3_open(location_.c_str(), &db), SQLITE_OK);
+            char* error = nullptr;
+            EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+            sqlite3_free(error);
+            sqlite3_close(db);
+            return;
+        }
+#ifdef VITALS_TEST_HAS_POSTGRESQL
+        PGconn* c = PQconnectdb(location_.c_str());
+        ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+        PGresult* r = PQexec(c, sql.c_str());
+        EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQerrorMessage(c);
+        PQclear(r);
+        PQfinish(c);
+#endif
+    }
     std::string location_;
     fs::path dir_;
 };
@@ -126,7 +146,7 @@ TEST_P(History, ACommitRecordedTwiceIsRefusedWholeUnlessReplaced) {
         store.add(run("c1", "2026-12-01T00:00:00Z"), {samples("b", 1e-6), samples("a", 2e-6)});
         FAIL() << "a repeated commit was accepted";
     } catch (const HistoryError& e) {
-        EXPECT_NE(std::string(e.what()).find("commit c1 already has a result for 'a'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("commit c1 already has a warm result for 'a'"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("--replace"), std::string::npos) << e.what();
     }
     // Nothing of the refused run was written: no series for b.
@@ -183,8 +203,101 @@ TEST_P(History, ANewerSchemaIsRefused) {
         Store again(location_);
         FAIL() << "a newer schema was accepted";
     } catch (const HistoryError& e) {
-        EXPECT_NE(std::string(e.what()).find("schema version 99, newer than this vitals reads (1)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("schema version 99, newer than this vitals reads (" +
+                                             std::to_string(vitals::history::kSchemaVersion) + ")"),
+                  std::string::npos)
+            << e.what();
     }
+}
+
+// A server that refuses the login is named with the server's reason, and nothing is opened.
+TEST_P(History, ALoginTheServerRefusesIsAClearError) {
+    if (GetParam() != "postgresql") GTEST_SKIP() << "SQLite has no login";
+    const std::size_t user = location_.find("user=");
+    ASSERT_NE(user, std::string::npos) << location_;
+    const std::string refused = location_.substr(0, user) + "user=vitals_no_such_role";
+    try {
+        Store store(refused);
+        FAIL() << "a login the server refuses was accepted";
+    } catch (const HistoryError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("cannot connect to the history"), std::string::npos) << what;
+        EXPECT_NE(what.find("vitals_no_such_role"), std::string::npos) << what;  // the server's reason
+        EXPECT_NE(what.find("accepts this user"), std::string::npos) << what;
+    }
+}
+
+// Several runs added together are one transaction: one refused run writes none of them.
+TEST_P(History, RunsAddedTogetherLandTogetherOrNotAtAll) {
+    Store store(location_);
+    store.add(run("c1", "2026-12-01T10:00:00Z"), {samples("x", 1e-6)});
+    const RunInfo fresh = run("c2", "2026-12-02T10:00:00Z");
+    RunInfo repeated = run("c1", "2026-12-01T10:00:00Z");
+    repeated.source = "again.json";
+    const std::vector<CaseSamples> fresh_cases = {samples("x", 1e-6), samples("y", 2e-6)};
+    const std::vector<CaseSamples> repeated_cases = {samples("x", 1e-6)};
+    try {
+        store.add({{fresh, fresh_cases}, {repeated, repeated_cases}});
+        FAIL() << "a repeated commit was recorded";
+    } catch (const HistoryError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("again.json: commit c1 already has a warm result for 'x'", 0), 0u) << e.what();
+    }
+    ASSERT_EQ(store.series().size(), 1u);  // no series of y: c2 was not written
+    EXPECT_EQ(store.series()[0].points.size(), 1u);
+    const std::vector<std::size_t> recorded = store.add({{fresh, fresh_cases}, {repeated, repeated_cases}}, true);
+    EXPECT_EQ(recorded, (std::vector<std::size_t>{2, 1}));
+    EXPECT_EQ(store.series().size(), 2u);
+}
+
+// A case measured cold is a series of its own beside the warm one, and each cache state
+// of a commit is recorded once.
+TEST_P(History, ColdResultsAreASeriesOfTheirOwn) {
+    Store store(location_);
+    CaseSamples cold = samples("x", 9e-6);
+    cold.cold = true;
+    store.add(run("c1", "2026-12-01T10:00:00Z"), {samples("x", 1e-6)});
+    store.add(run("c1", "2026-12-01T10:05:00Z"), {cold});
+    store.add(run("c2", "2026-12-02T10:00:00Z"), {samples("x", 1e-6)});
+    const auto series = store.series();
+    ASSERT_EQ(series.size(), 2u);
+    EXPECT_FALSE(series[0].cold);
+    EXPECT_EQ(series[0].title(), "x");
+    EXPECT_EQ(series[0].points.size(), 2u);
+    EXPECT_TRUE(series[1].cold);
+    EXPECT_EQ(series[1].title(), "x (cold caches)");
+    ASSERT_EQ(series[1].points.size(), 1u);
+    EXPECT_NEAR(series[1].points[0].median, 9e-6 * 1.0045, 1e-12);
+    try {
+        store.add(run("c1", "2026-12-03T10:00:00Z"), {cold});
+        FAIL() << "a second cold result of c1 was accepted";
+    } catch (const HistoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("commit c1 already has a cold result for 'x'"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(store.add(run("c1", "2026-12-03T10:00:00Z"), {cold}, /*replace=*/true), 1u);
+    EXPECT_EQ(store.series()[0].points.size(), 2u);  // the warm results stay
+}
+
+// A history written by a vitals of schema version 1 (no cache column) is brought up to
+// this one when opened: its results read as warm, and cold ones can be added.
+TEST_P(History, AnOlderSchemaIsUpgradedWhenOpened) {
+    {
+        Store create(location_);
+        create.add(run("c1", "2026-12-01T10:00:00Z"), {samples("x", 1e-6)});
+    }
+    execute("ALTER TABLE results DROP COLUMN cache");
+    execute("UPDATE vitals_meta SET value = '1' WHERE key = 'schema_version'");
+    Store store(location_);
+    CaseSamples cold = samples("x", 9e-6);
+    cold.cold = true;
+    store.add(run("c1", "2026-12-01T10:05:00Z"), {cold});
+    const auto series = store.series();
+    ASSERT_EQ(series.size(), 2u);
+    EXPECT_FALSE(series[0].cold);
+    EXPECT_EQ(series[0].points.at(0).commit, "c1");
+    EXPECT_TRUE(series[1].cold);
+    // Opened again: already upgraded, nothing to do.
+    Store again(location_);
+    EXPECT_EQ(again.series().size(), 2u);
 }
 
 TEST(HistoryFiles, WhatIsNoHistoryIsRefused) {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdlib>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
 
@@ -75,18 +77,27 @@ std::vector<std::string> schema(const std::string& dialect) {
         "CREATE TABLE IF NOT EXISTS results (run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, case_id BIGINT "
         "NOT NULL REFERENCES cases(id), median DOUBLE PRECISION NOT NULL, p25 DOUBLE PRECISION NOT NULL, p75 DOUBLE "
         "PRECISION NOT NULL, blocks BIGINT NOT NULL, processes BIGINT NOT NULL, block_seconds TEXT NOT NULL, "
-        "block_processes TEXT NOT NULL, PRIMARY KEY (run_id, case_id))",
+        "block_processes TEXT NOT NULL, cache TEXT NOT NULL DEFAULT 'warm', PRIMARY KEY (run_id, case_id))",
         "CREATE INDEX IF NOT EXISTS results_by_case ON results (case_id)",
     };
 }
 
 const char* const kHistoryTables[] = {"vitals_meta", "machines", "cases", "runs", "results"};
 
+// What each schema version adds to the one before it: entry k takes version k + 1 to k + 2.
+// A history of an older version is brought up to kSchemaVersion when opened.
+constexpr std::array<std::string_view, 1> kUpgrades = {
+    "ALTER TABLE results ADD COLUMN cache TEXT NOT NULL DEFAULT 'warm'",  // 1 -> 2: warm or cold, per result
+};
+static_assert(kUpgrades.size() == kSchemaVersion - 1, "a new schema version needs its upgrade in kUpgrades");
+
 }  // namespace
 
 struct Store::Impl {
     std::unique_ptr<Database> db;
 };
+
+std::string Series::title() const { return cold ? case_name + " (cold caches)" : case_name; }
 
 std::string Machine::fingerprint() const {
     std::string out = host.empty() ? "unknown host" : host;
@@ -198,6 +209,30 @@ Store::Store(const std::string& location) : impl_(std::make_unique<Impl>()), loc
     for (const char* table : kHistoryTables) {
         if (!has(table)) throw HistoryError(fmt::format("the history '{}' lacks its table '{}'; it is damaged", location, table));
     }
+    if (found < kSchemaVersion) upgrade();
+}
+
+// Brings an older history up to kSchemaVersion in one transaction, reading the version again
+// under the write lock: of two vitals opening the same old history, one upgrades it.
+void Store::upgrade() {
+    Database& db = *impl_->db;
+    db.begin_write();
+    try {
+        const std::vector<Row> version = db.query("SELECT value FROM vitals_meta WHERE key = 'schema_version'");
+        const int found = static_cast<int>(to_double(version.at(0)[0]));
+        for (int v = found; v < kSchemaVersion; ++v) {
+            db.query(std::string(kUpgrades[static_cast<std::size_t>(v - 1)]));
+        }
+        db.query("UPDATE vitals_meta SET value = $1 WHERE key = 'schema_version'", {std::to_string(kSchemaVersion)});
+        db.commit();
+    } catch (const HistoryError& e) {
+        db.rollback();
+        throw HistoryError(fmt::format("the history '{}' could not be brought up to schema version {}: {}", location_,
+                                       kSchemaVersion, e.what()));
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
 }
 
 Store::~Store() = default;
@@ -205,59 +240,83 @@ Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 
 std::size_t Store::add(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace) {
-    const std::optional<std::string> time = utc_time(run.time);
-    if (!time) throw HistoryError(fmt::format("the time '{}' is no ISO 8601 time with a zone, such as 2026-12-04T18:00:00Z", run.time));
-    if (run.commit.empty()) throw HistoryError("the run has no commit; give --commit SHA");
+    return add(std::vector<RunCases>{{run, cases}}, replace).at(0);
+}
+
+std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool replace) {
+    for (const RunCases& r : runs) {
+        if (!utc_time(r.run.time)) {
+            throw HistoryError(fmt::format("the time '{}' is no ISO 8601 time with a zone, such as 2026-12-04T18:00:00Z", r.run.time));
+        }
+        if (r.run.commit.empty()) throw HistoryError("the run has no commit; give --commit SHA");
+    }
     Database& db = *impl_->db;
     db.begin_write();
     try {
-        const std::string fingerprint = run.machine.fingerprint();
-        db.query("INSERT INTO machines (fingerprint, host, cpu_model, isa, cores) VALUES ($1, $2, $3, $4, $5) "
-                 "ON CONFLICT (fingerprint) DO NOTHING",
-                 {fingerprint, run.machine.host, run.machine.cpu_model, run.machine.isa, std::to_string(run.machine.cores)});
-        const std::string machine_id = *db.query("SELECT id FROM machines WHERE fingerprint = $1", {fingerprint}).at(0).at(0);
-        const std::string run_id =
-            *db.query("INSERT INTO runs (commit_sha, branch, time, machine_id, source, recorded_at) VALUES ($1, $2, $3, $4, $5, "
-                      "$6) RETURNING id",
-                      {run.commit, run.branch, *time, machine_id, run.source, now_iso8601()})
-                 .at(0)
-                 .at(0);
-        std::size_t recorded = 0;
-        for (const CaseSamples& c : cases) {
-            if (c.seconds.empty()) continue;  // skipped or failed: nothing to follow
-            db.query("INSERT INTO cases (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", {c.name});
-            const std::string case_id = *db.query("SELECT id FROM cases WHERE name = $1", {c.name}).at(0).at(0);
-            const std::vector<Row> earlier = db.query(
-                "SELECT r.run_id, u.source, u.recorded_at FROM results r JOIN runs u ON u.id = r.run_id WHERE u.commit_sha = $1 "
-                "AND u.machine_id = $2 AND r.case_id = $3 AND r.run_id <> $4",
-                {run.commit, machine_id, case_id, run_id});
-            if (!earlier.empty()) {
-                if (!replace) {
-                    throw HistoryError(fmt::format("commit {} already has a result for '{}' on this machine ({}; recorded from "
-                                                   "{} at {}); nothing was written; give --replace to replace it",
-                                                   run.commit, c.name, fingerprint, earlier[0][1].value_or("?"),
-                                                   earlier[0][2].value_or("?")));
-                }
-                for (const Row& row : earlier) db.query("DELETE FROM results WHERE run_id = $1 AND case_id = $2", {row[0], case_id});
+        std::vector<std::size_t> recorded;
+        for (const RunCases& r : runs) {
+            try {
+                recorded.push_back(add_in_transaction(r.run, r.cases, replace));
+            } catch (const HistoryError& e) {
+                if (runs.size() == 1) throw;
+                throw HistoryError(fmt::format("{}: {}", r.run.source, e.what()));
             }
-            std::vector<int> process = c.process;
-            process.resize(c.seconds.size(), 0);
-            const std::size_t processes = std::max<std::size_t>(1, c.process_count());
-            db.query("INSERT INTO results (run_id, case_id, median, p25, p75, blocks, processes, block_seconds, block_processes) "
-                     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                     {run_id, case_id, number(stats::median(c.seconds)), number(quantile(c.seconds, 0.25)),
-                      number(quantile(c.seconds, 0.75)), number(c.seconds.size()), number(processes), joined(c.seconds),
-                      joined(process)});
-            ++recorded;
         }
-        // Runs left with no result by a replacement go too.
-        db.query("DELETE FROM runs WHERE id NOT IN (SELECT DISTINCT run_id FROM results)");
         db.commit();
         return recorded;
     } catch (...) {
         db.rollback();
         throw;
     }
+}
+
+// One run's cases, inside the transaction add() holds.
+std::size_t Store::add_in_transaction(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace) {
+    const std::optional<std::string> time = utc_time(run.time);
+    Database& db = *impl_->db;
+    const std::string fingerprint = run.machine.fingerprint();
+    db.query("INSERT INTO machines (fingerprint, host, cpu_model, isa, cores) VALUES ($1, $2, $3, $4, $5) "
+             "ON CONFLICT (fingerprint) DO NOTHING",
+             {fingerprint, run.machine.host, run.machine.cpu_model, run.machine.isa, std::to_string(run.machine.cores)});
+    const std::string machine_id = *db.query("SELECT id FROM machines WHERE fingerprint = $1", {fingerprint}).at(0).at(0);
+    const std::string run_id =
+        *db.query("INSERT INTO runs (commit_sha, branch, time, machine_id, source, recorded_at) VALUES ($1, $2, $3, $4, $5, "
+                  "$6) RETURNING id",
+                  {run.commit, run.branch, *time, machine_id, run.source, now_iso8601()})
+             .at(0)
+             .at(0);
+    std::size_t recorded = 0;
+    for (const CaseSamples& c : cases) {
+        if (c.seconds.empty()) continue;  // skipped or failed: nothing to follow
+        db.query("INSERT INTO cases (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", {c.name});
+        const std::string case_id = *db.query("SELECT id FROM cases WHERE name = $1", {c.name}).at(0).at(0);
+        const std::string cache = c.cold ? "cold" : "warm";
+        const std::vector<Row> earlier = db.query(
+            "SELECT r.run_id, u.source, u.recorded_at FROM results r JOIN runs u ON u.id = r.run_id WHERE u.commit_sha = $1 "
+            "AND u.machine_id = $2 AND r.case_id = $3 AND r.run_id <> $4 AND r.cache = $5",
+            {run.commit, machine_id, case_id, run_id, cache});
+        if (!earlier.empty()) {
+            if (!replace) {
+                throw HistoryError(fmt::format("commit {} already has a {} result for '{}' on this machine ({}; recorded "
+                                               "from {} at {}); nothing was written; give --replace to replace it",
+                                               run.commit, cache, c.name, fingerprint, earlier[0][1].value_or("?"),
+                                               earlier[0][2].value_or("?")));
+            }
+            for (const Row& row : earlier) db.query("DELETE FROM results WHERE run_id = $1 AND case_id = $2", {row[0], case_id});
+        }
+        std::vector<int> process = c.process;
+        process.resize(c.seconds.size(), 0);
+        const std::size_t processes = std::max<std::size_t>(1, c.process_count());
+        db.query("INSERT INTO results (run_id, case_id, median, p25, p75, blocks, processes, block_seconds, block_processes, "
+                 "cache) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                 {run_id, case_id, number(stats::median(c.seconds)), number(quantile(c.seconds, 0.25)),
+                  number(quantile(c.seconds, 0.75)), number(c.seconds.size()), number(processes), joined(c.seconds),
+                  joined(process), cache});
+        ++recorded;
+    }
+    // Runs left with no result by a replacement go too.
+    db.query("DELETE FROM runs WHERE id NOT IN (SELECT DISTINCT run_id FROM results)");
+    return recorded;
 }
 
 std::vector<Series> Store::series(const SeriesFilter& filter) {
@@ -271,15 +330,17 @@ std::vector<Series> Store::series(const SeriesFilter& filter) {
     const std::vector<Row> rows = db.query(
         "SELECT c.name, m.fingerprint, u.branch, u.commit_sha, u.time, r.median, r.p25, r.p75, r.blocks, r.processes, " +
             std::string(filter.with_blocks ? "r.block_seconds, r.block_processes" : "'', ''") +
-            " FROM results r JOIN runs u ON u.id = r.run_id JOIN cases c ON c.id = r.case_id JOIN machines m ON m.id = "
+            ", r.cache FROM results r JOIN runs u ON u.id = r.run_id JOIN cases c ON c.id = r.case_id JOIN machines m ON m.id = "
             "u.machine_id WHERE (CAST($1 AS TEXT) IS NULL OR m.fingerprint = $1 OR m.host = $1) AND (CAST($2 AS TEXT) IS "
-            "NULL OR u.branch = $2) AND (CAST($3 AS TEXT) IS NULL OR u.time <= $3) ORDER BY c.name, m.fingerprint, "
-            "u.branch, u.time, u.id",
+            "NULL OR u.branch = $2) AND (CAST($3 AS TEXT) IS NULL OR u.time <= $3) ORDER BY c.name, r.cache DESC, "
+            "m.fingerprint, u.branch, u.time, u.id",
         {filter.machine, filter.branch, up_to});
     std::vector<Series> out;
     for (const Row& row : rows) {
-        if (out.empty() || out.back().case_name != *row[0] || out.back().machine != *row[1] || out.back().branch != *row[2]) {
-            out.push_back({*row[0], *row[1], *row[2], {}});
+        const bool cold = row[12].value_or("warm") == "cold";
+        if (out.empty() || out.back().case_name != *row[0] || out.back().machine != *row[1] || out.back().branch != *row[2] ||
+            out.back().cold != cold) {
+            out.push_back({*row[0], *row[1], *row[2], cold, {}});
         }
         Point p{*row[3], *row[4], to_double(row[5]), to_double(row[6]), to_double(row[7]), to_size(row[8]), to_size(row[9])};
         if (filter.with_blocks) {

@@ -79,7 +79,7 @@ std::string trend_report_html(const std::vector<TrendSeries>& trends, const std:
                                  t.series.points[c.index].time, escape_html(percent_change(c.step)), c.p_value);
         }
         sections += fmt::format("<h2>{}</h2>\n<p class=\"where\">{}; branch {}; {} commits</p>\n{}\n{}\n",
-                                escape_html(t.series.case_name), escape_html(t.series.machine), escape_html(t.series.branch),
+                                escape_html(t.series.title()), escape_html(t.series.machine), escape_html(t.series.branch),
                                 t.series.points.size(), svg_of(t), steps.empty() ? "" : "<ul>" + steps + "</ul>");
     }
     return fmt::format(R"(<!DOCTYPE html>

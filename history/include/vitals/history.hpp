@@ -16,8 +16,9 @@
 
 namespace vitals::history {
 
-// The schema this vitals writes; a history of a newer one is refused (upgrade vitals).
-inline constexpr int kSchemaVersion = 1;
+// The schema this vitals writes; a history of a newer one is refused (upgrade vitals), an
+// older one is brought up to it when opened (version 2 added each result's cache state).
+inline constexpr int kSchemaVersion = 2;
 
 // Bad history input: it cannot be opened, is no vitals history or a newer one, a write
 // that would repeat a commit's result. The message says what to do.
@@ -60,10 +61,14 @@ struct Point {
     std::vector<double> process_medians() const;
 };
 
-// One case on one machine and branch, oldest commit first.
+// One case on one machine and branch, measured warm or cold (run --cold), oldest commit
+// first. A cold result is a series of its own: it is not the warm one slowed down.
 struct Series {
     std::string case_name, machine, branch;
+    bool cold = false;
     std::vector<Point> points;
+    // The case as reports name the series: "name", or "name (cold caches)".
+    std::string title() const;
 };
 
 struct SeriesFilter {
@@ -84,9 +89,17 @@ public:
     Store& operator=(Store&&) noexcept;
 
     // Records the measured cases of one run in one transaction: all or none. A case that
-    // already has a result for this commit on this machine is refused (HistoryError,
+    // already has a result for this commit on this machine, with the same cache state
+    // (CaseSamples::cold), is refused (HistoryError,
     // nothing written) unless `replace`, which replaces it. Returns the cases recorded.
     std::size_t add(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace = false);
+    // Records several runs (history add A.json B.json) in one transaction: all or none. A
+    // refusal names the run's source. Returns the cases recorded per run, in order.
+    struct RunCases {
+        const RunInfo& run;
+        const std::vector<CaseSamples>& cases;
+    };
+    std::vector<std::size_t> add(const std::vector<RunCases>& runs, bool replace = false);
 
     std::vector<Series> series(const SeriesFilter& filter = {});
     // The machines (fingerprints) that have a result for this commit.
@@ -94,6 +107,9 @@ public:
     std::string location() const { return location_; }
 
 private:
+    void upgrade();
+    std::size_t add_in_transaction(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace);
+
     struct Impl;
     std::unique_ptr<Impl> impl_;
     std::string location_;

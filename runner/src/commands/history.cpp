@@ -137,18 +137,23 @@ private:
             files.emplace_back(path, std::move(file));
         }
         history::Store store = open_store(db_);
-        for (auto& [path, file] : files) {
-            const history::RunInfo run{commit, branch, time, history::machine_of_results(file), path};
-            try {
-                const std::size_t recorded = store.add(run, file.cases, replace_);
-                fmt::print("{}: {} case{} of commit {} ({}, {}) recorded in {}\n", terminal_safe(path), recorded,
-                           recorded == 1 ? "" : "s", short_commit(commit), terminal_safe(branch),
-                           terminal_safe(run.machine.fingerprint()), terminal_safe(db_));
-            } catch (const history::HistoryError& e) {
-                throw UsageError(e.what());
-            } catch (const ResultsFileError& e) {
-                throw UsageError(e.what());
-            }
+        // Every file in one transaction: a refused file writes nothing of the others.
+        std::vector<history::RunInfo> runs;
+        for (auto& [path, file] : files) runs.push_back({commit, branch, time, history::machine_of_results(file), path});
+        std::vector<history::Store::RunCases> to_add;
+        for (std::size_t i = 0; i < files.size(); ++i) to_add.push_back({runs[i], files[i].second.cases});
+        std::vector<std::size_t> recorded;
+        try {
+            recorded = store.add(to_add, replace_);
+        } catch (const history::HistoryError& e) {
+            throw UsageError(e.what());
+        } catch (const ResultsFileError& e) {
+            throw UsageError(e.what());
+        }
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            fmt::print("{}: {} case{} of commit {} ({}, {}) recorded in {}\n", terminal_safe(files[i].first), recorded[i],
+                       recorded[i] == 1 ? "" : "s", short_commit(commit), terminal_safe(branch),
+                       terminal_safe(runs[i].machine.fingerprint()), terminal_safe(db_));
         }
     }
 
@@ -170,7 +175,7 @@ private:
         if (all.empty()) fmt::print("no results{} in {}\n", filter_ ? " of cases matching '" + *filter_ + "'" : "", db_);
         for (const Series& s : all) {
             const std::vector<stats::ChangePoint> points = change_points(s);
-            fmt::print("{}  [{}; branch {}]: {} commit{}\n", terminal_safe(s.case_name), terminal_safe(s.machine),
+            fmt::print("{}  [{}; branch {}]: {} commit{}\n", terminal_safe(s.title()), terminal_safe(s.machine),
                        terminal_safe(s.branch), s.points.size(), s.points.size() == 1 ? "" : "s");
             fmt::print("  {:<10}  {:<20}  {:>11}  {:>25}\n", "commit", "time (UTC)", "median", "interquartile range");
             for (std::size_t i = 0; i < s.points.size(); ++i) {
@@ -192,7 +197,7 @@ private:
         for (const Series& s : all) {
             for (const stats::ChangePoint& c : change_points(s)) {
                 const history::Point& at = s.points[c.index];
-                table += fmt::format("{}  {}  {}  {}  {}  {:+.2f}%  {:.2g}\n", terminal_safe(s.case_name), terminal_safe(s.machine),
+                table += fmt::format("{}  {}  {}  {}  {}  {:+.2f}%  {:.2g}\n", terminal_safe(s.title()), terminal_safe(s.machine),
                                      terminal_safe(s.branch), short_commit(at.commit), at.time, c.step * 100, c.p_value);
                 ++found;
             }
@@ -271,7 +276,7 @@ private:
         namespace acc = boost::accumulators;
         const ReportOptions report = report_.options();
         const history::Point& point = s.points[index];
-        Verdict v{s.case_name, 0, point.median, 0, 1, stats::Verdict::same, ""};
+        Verdict v{s.title(), 0, point.median, 0, 1, stats::Verdict::same, ""};
         const std::vector<stats::ChangePoint> all_points = change_points(s);
         for (const stats::ChangePoint& c : all_points) {
             if (c.index != index) continue;
@@ -336,11 +341,12 @@ private:
             for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
             return q + "\"";
         };
-        std::string csv = "case,machine,branch,commit,time,median_seconds,p25_seconds,p75_seconds,blocks,processes\n";
+        std::string csv = "case,machine,branch,commit,time,median_seconds,p25_seconds,p75_seconds,blocks,processes,cache\n";
         for (const Series& s : all) {
             for (const history::Point& p : s.points) {
-                csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", field(s.case_name), field(s.machine), field(s.branch),
-                                   field(p.commit), p.time, p.median, p.p25, p.p75, p.blocks, p.processes);
+                csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", field(s.case_name), field(s.machine), field(s.branch),
+                                   field(p.commit), p.time, p.median, p.p25, p.p75, p.blocks, p.processes,
+                                   s.cold ? "cold" : "warm");
             }
         }
         out->write(csv);
