@@ -8,6 +8,8 @@
 #             verdicts within --max-run-time 2 (goal: at least 95%) and of intervals
 #             covering 1.05 (goal: 90%; the chain's fixed cost of a few ns per call puts
 #             the true ratio a hair under 1.05)
+#   the limit A/A with a precision no run reaches (0.0001) and --max-run-time 1: the wall
+#             time ab reports against the limit (goal: within 5% of it plus one round)
 #
 # Usage: scripts/check-ab.sh [BUILD_DIR] [TRIES] [CASE_SIZE]; CASE_SIZE is one of the spin
 # bench's base lengths (default 32000, about 30-60 us a call).
@@ -30,6 +32,11 @@ for try in $(seq 1 "$tries"); do
             exit 1
         }
     done
+    "$bench" ab "spin/$size" "spin-b/$size" --precision 0.0001 --max-run-time 1 \
+        --json "$work/limit-$try.json" >/dev/null 2>&1 || {
+        echo "check-ab: the spin bench's ab failed (the time limit)" >&2
+        exit 1
+    }
 done
 printf '\r' >&2
 python3 - "$work" "$tries" "$size" <<'PY'
@@ -52,4 +59,13 @@ for scale, truth, wanted in (("1", 1.0, "same"), ("1.05", 1.05, "slower")):
           f"({100 * verdicts.get(wanted, 0) / n:.0f}%), all verdicts {dict(sorted(verdicts.items()))}; interval covers "
           f"{truth} in {covered} ({100 * covered / n:.0f}%); median ratio {mid(ratios):.4f}, rounds {mid(rounds)}, "
           f"wall {mid(seconds):.2f} s (medians over tries)")
+limit, within, over = 1.0, 0, []
+for path in glob.glob(f"{work}/limit-*.json"):
+    ab = json.load(open(path))["vitals_ab"]
+    longest_round = max(sum(r["block_seconds"]) for r in ab["rounds"])
+    within += ab["stopped_by"] == "max_run_time" and ab["wall_seconds"] <= 1.05 * limit + longest_round
+    over.append(ab["wall_seconds"] - limit)
+n = len(over)
+print(f"--max-run-time {limit:g} with --precision 0.0001: {n} tries; within 5% plus one round in {within} "
+      f"({100 * within / n:.0f}%); wall minus the limit from {min(over) * 1e3:+.1f} to {max(over) * 1e3:+.1f} ms")
 PY

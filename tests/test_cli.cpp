@@ -1173,6 +1173,19 @@ TEST_F(Cli, AbWritesJUnitThatAgreesWithTheGate) {
     EXPECT_NE(xml.find(" against relu/32x1024/cpu-f32 (ratio "), std::string::npos) << xml;
 }
 
+// The tutorial's before and after differ by far more than any noise: the gate closes on
+// the named verdict, after the JSON is written, and stays open on the other one.
+TEST_F(Cli, AbExitsThreeOnTheVerdictNamedByFailOn) {
+    const std::string pair = "ab mask_indices/1M/cpu-before mask_indices/1M/cpu-after --min-run-time 0.05 --max-run-time 1 "
+                             "--block-time 0.002 --precision 0.05 ";
+    const fs::path json = dir_ / "ab.json";
+    const CommandResult gated = run_vitals(pair + "--fail-on faster --json " + json.string());
+    EXPECT_EQ(gated.exit_code, 3) << gated.out << gated.err;
+    EXPECT_EQ(nlohmann::json::parse(slurp(json)).at("vitals_ab").at("alternatives").at(1).at("verdict"), "faster");
+    const CommandResult open = run_vitals(pair + "--fail-on slower");
+    EXPECT_EQ(open.exit_code, 0) << open.out << open.err;
+}
+
 TEST_F(Cli, AnInterruptedAbKeepsItsRoundsMarkedIncomplete) {
     const fs::path json = dir_ / "ab.json", out = dir_ / "stdout";
     // --precision tiny and a long limit: only the signal ends it.

@@ -137,6 +137,30 @@ TEST(CacheState, ColdAgainstWarmIsWarnedInTheReport) {
     EXPECT_NE(many.warnings[0].find("'c' (warm before, cold after) and 2 more;"), std::string::npos) << many.warnings[0];
 }
 
+// Tested on processes, the report shows the median of the per-process medians and says so;
+// on blocks, the median of all blocks. Uneven processes make the two differ (2 s and 1 s).
+TEST(MediansShown, EachReportSaysWhichMedianItShows) {
+    const auto uneven = [](const std::string& name, double scale) {
+        CaseSamples c{.name = name};
+        for (int i = 0; i < 5; ++i) c.seconds.push_back(1.0 * scale), c.process.push_back(0);
+        c.seconds.push_back(2.0 * scale), c.process.push_back(1);
+        c.seconds.push_back(3.0 * scale), c.process.push_back(2);
+        return c;
+    };
+    const Comparison by_process = compare({{"b", {uneven("x", 1)}}, {"a", {uneven("x", 2)}}});
+    ASSERT_EQ(by_process.cases.size(), 1u);
+    EXPECT_DOUBLE_EQ(by_process.cases[0].change.before_median, 2.0);
+    EXPECT_DOUBLE_EQ(by_process.cases[0].change.after_median, 4.0);
+    const std::string text = vitals::render_comparison_text(by_process);
+    EXPECT_NE(text.find("before and after: the median of the per-process medians (a results file's median aggregate"),
+              std::string::npos)
+        << text;
+
+    const Comparison by_block = compare({{"b", {blocks("x", 1.0)}}, {"a", {blocks("x", 2.0)}}});
+    EXPECT_NE(vitals::render_comparison_text(by_block).find("before and after: the median of all blocks\n"), std::string::npos)
+        << vitals::render_comparison_text(by_block);
+}
+
 TEST(Escaping, TerminalShowsControlsAsVisibleEscapes) {
     using vitals::terminal_safe;
     EXPECT_EQ(terminal_safe("op\x1b[2J\r\nforged"), "op\\x1b[2J\\x0d\\x0aforged");
