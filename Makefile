@@ -32,7 +32,8 @@ GPU_BUNDLE_PACKAGES := libeigen3-dev libboost1.74-dev googletest libgtest-dev li
 # The checks against outside tools ran in the main build already. Line tables only (-g1)
 # are enough for the sanitizers' stack traces, and build faster than full debug info.
 # Warnings are errors here (GCC) and in the fuzz builds (clang), which use these flags
-# too: CI fails on a new warning of either compiler without a build of its own.
+# too: CI fails on a new warning of either compiler without a build of its own (and CI's
+# `make test CMAKE_ARGS=-DVITALS_WERROR=ON` on one at -O3).
 SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' -DVITALS_CUDA=OFF -DVITALS_INSTALL=OFF -DVITALS_BUILD_BENCHES=OFF \
                   -DVITALS_TEST_OUTSIDE_TOOLS=OFF -DVITALS_WERROR=ON
 

@@ -47,9 +47,6 @@ for round in $(seq "$rounds"); do
         for pair in "read:load$suffix" "copy:copy$suffix" "triad:stream$fma"; do
             ours_kernel=${pair%%:*}
             theirs=${pair##*:}
-            # From memory, a large copy streams past the caches (glibc's and the compiler's
-            # copies use non-temporal stores there): likwid's copy_mem does the same.
-            [[ $level == memory && $ours_kernel == copy ]] && theirs=copy_mem$suffix
             jq -r ".bandwidth_one_core[] | select(.level == \"$level\") | .$ours_kernel" "$figures" >>"$work/ours.$level.$ours_kernel"
             likwid_once "$theirs" "$ws" "MByte/s" >>"$work/theirs.$level.$ours_kernel"
         done

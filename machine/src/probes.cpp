@@ -185,12 +185,28 @@ VITALS_READ_LOOP(baseline, )
 VITALS_COPY_LOOP(baseline, )
 VITALS_TRIAD_LOOP(baseline, )
 #if defined(__x86_64__)
-VITALS_COPY_LOOP(avx2, __attribute__((target("avx2,fma"))))
-#if defined(__clang__)  // Clang's spelling of "use the full 512 bits"
-VITALS_COPY_LOOP(avx512, __attribute__((target("avx512f,avx512bw,avx512vl"), min_vector_width(512))))
-#else
-VITALS_COPY_LOOP(avx512, __attribute__((target("avx512f,avx512bw,avx512vl,prefer-vector-width=512"))))
-#endif
+// Copy four vectors a round, loads first, as likwid-bench's `copy` kernel. The plain loop
+// above is compiled into a call of memcpy, which measures the C library's choice instead
+// of the core's loads and stores (`rep movsb` on AMD cores with fast short strings,
+// non-temporal stores past a size).
+#define VITALS_UNROLLED_COPY(suffix, attributes, Vector, load, store, lanes)                                       \
+    attributes void copy_##suffix(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t n) { \
+        std::size_t i = 0;                                                                                         \
+        for (; i + 4 * (lanes) <= n; i += 4 * (lanes)) {                                                           \
+            const Vector v0 = load(reinterpret_cast<const Vector*>(src + i));                                      \
+            const Vector v1 = load(reinterpret_cast<const Vector*>(src + i + (lanes)));                            \
+            const Vector v2 = load(reinterpret_cast<const Vector*>(src + i + 2 * (lanes)));                        \
+            const Vector v3 = load(reinterpret_cast<const Vector*>(src + i + 3 * (lanes)));                        \
+            store(reinterpret_cast<Vector*>(dst + i), v0);                                                         \
+            store(reinterpret_cast<Vector*>(dst + i + (lanes)), v1);                                               \
+            store(reinterpret_cast<Vector*>(dst + i + 2 * (lanes)), v2);                                           \
+            store(reinterpret_cast<Vector*>(dst + i + 3 * (lanes)), v3);                                           \
+        }                                                                                                          \
+        for (; i < n; ++i) dst[i] = src[i];                                                                        \
+    }
+VITALS_UNROLLED_COPY(avx512, __attribute__((target("avx512f"))), __m512i, _mm512_loadu_si512, _mm512_storeu_si512, 8)
+VITALS_UNROLLED_COPY(avx2, __attribute__((target("avx2,fma"))), __m256i, _mm256_loadu_si256, _mm256_storeu_si256, 4)
+#undef VITALS_UNROLLED_COPY
 
 // Read bandwidth as likwid-bench's `load` kernel measures it: eight vector loads a round
 // into registers, and nothing done with them. A loop that sums what it loads is bound by
