@@ -12,7 +12,7 @@
 #             time ab reports against the limit (goal: within 5% of it plus one round)
 #
 # Usage: scripts/check-ab.sh [BUILD_DIR] [TRIES] [CASE_SIZE]; CASE_SIZE is one of the spin
-# bench's base lengths (default 32000, about 30-60 us a call).
+# bench's base lengths (default 32000, 48 to 76 us a call on the VMs measured).
 set -euo pipefail
 build=${1:-build}
 tries=${2:-100}
