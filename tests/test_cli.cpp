@@ -1182,8 +1182,9 @@ TEST_F(Cli, AbExitsThreeOnTheVerdictNamedByFailOn) {
     const CommandResult gated = run_vitals(pair + "--fail-on faster --json " + json.string());
     EXPECT_EQ(gated.exit_code, 3) << gated.out << gated.err;
     EXPECT_EQ(nlohmann::json::parse(slurp(json)).at("vitals_ab").at("alternatives").at(1).at("verdict"), "faster");
-    const CommandResult open = run_vitals(pair + "--fail-on slower");
+    const CommandResult open = run_vitals(pair + "--fail-on slower --json " + json.string());
     EXPECT_EQ(open.exit_code, 0) << open.out << open.err;
+    EXPECT_EQ(nlohmann::json::parse(slurp(json)).at("vitals_ab").at("alternatives").at(1).at("verdict"), "faster");
 }
 
 TEST_F(Cli, AnInterruptedAbKeepsItsRoundsMarkedIncomplete) {

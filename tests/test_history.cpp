@@ -89,6 +89,30 @@ protected:
         PQfinish(c);
 #endif
     }
+    // The schema version the history says it has, read behind the Store's back.
+    std::string stored_schema_version() {
+        const char* sql = "SELECT value FROM vitals_meta WHERE key = 'schema_version'";
+        std::string value;
+        if (GetParam() == "sqlite") {
+            sqlite3* db = nullptr;
+            sqlite3_stmt* statement = nullptr;
+            if (sqlite3_open(location_.c_str(), &db) == SQLITE_OK &&
+                sqlite3_prepare_v2(db, sql, -1, &statement, nullptr) == SQLITE_OK && sqlite3_step(statement) == SQLITE_ROW) {
+                value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+            }
+            sqlite3_finalize(statement);
+            sqlite3_close(db);
+            return value;
+        }
+#ifdef VITALS_TEST_HAS_POSTGRESQL
+        PGconn* c = PQconnectdb(location_.c_str());
+        PGresult* r = PQexec(c, sql);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) value = PQgetvalue(r, 0, 0);
+        PQclear(r);
+        PQfinish(c);
+#endif
+        return value;
+    }
     std::string location_;
     fs::path dir_;
 };
@@ -237,16 +261,26 @@ TEST_P(History, RunsAddedTogetherLandTogetherOrNotAtAll) {
     const std::vector<CaseSamples> fresh_cases = {samples("x", 1e-6), samples("y", 2e-6)};
     const std::vector<CaseSamples> repeated_cases = {samples("x", 1e-6)};
     try {
-        store.add({{fresh, fresh_cases}, {repeated, repeated_cases}});
+        store.add({{&fresh, &fresh_cases}, {&repeated, &repeated_cases}});
         FAIL() << "a repeated commit was recorded";
     } catch (const HistoryError& e) {
         EXPECT_EQ(std::string(e.what()).rfind("again.json: commit c1 already has a warm result for 'x'", 0), 0u) << e.what();
     }
     ASSERT_EQ(store.series().size(), 1u);  // no series of y: c2 was not written
     EXPECT_EQ(store.series()[0].points.size(), 1u);
-    const std::vector<std::size_t> recorded = store.add({{fresh, fresh_cases}, {repeated, repeated_cases}}, true);
+    const std::vector<std::size_t> recorded = store.add({{&fresh, &fresh_cases}, {&repeated, &repeated_cases}}, true);
     EXPECT_EQ(recorded, (std::vector<std::size_t>{2, 1}));
     EXPECT_EQ(store.series().size(), 2u);
+    // One case twice in one batch: refused even with `replace`, which would keep one silently.
+    RunInfo twice = fresh;
+    twice.source = "twice.json";
+    try {
+        store.add({{&fresh, &fresh_cases}, {&twice, &fresh_cases}}, true);
+        FAIL() << "a case given twice in one batch was recorded";
+    } catch (const HistoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("'x' of commit c2 (warm) is in both test and twice.json"), std::string::npos)
+            << e.what();
+    }
 }
 
 // A case measured cold is a series of its own beside the warm one, and each cache state
@@ -279,13 +313,23 @@ TEST_P(History, ColdResultsAreASeriesOfTheirOwn) {
 
 // A history written by a vitals of schema version 1 (no cache column) is brought up to
 // this one when opened: its results read as warm, and cold ones can be added.
-TEST_P(History, AnOlderSchemaIsUpgradedWhenOpened) {
+TEST_P(History, AnOlderSchemaIsReadAsItIsAndUpgradedByTheFirstWrite) {
     {
         Store create(location_);
         create.add(run("c1", "2026-12-01T10:00:00Z"), {samples("x", 1e-6)});
     }
     execute("ALTER TABLE results DROP COLUMN cache");
     execute("UPDATE vitals_meta SET value = '1' WHERE key = 'schema_version'");
+    {
+        // Read only: its results are warm ones, and the history stays at version 1 for
+        // the older vitals that may still write to it.
+        Store reader(location_);
+        const auto series = reader.series();
+        ASSERT_EQ(series.size(), 1u);
+        EXPECT_FALSE(series[0].cold);
+        EXPECT_THROW(reader.add(run("", "2026-12-01T10:05:00Z"), {samples("x", 1e-6)}), HistoryError);  // no commit
+    }
+    EXPECT_EQ(stored_schema_version(), "1");
     Store store(location_);
     CaseSamples cold = samples("x", 9e-6);
     cold.cold = true;
@@ -295,6 +339,7 @@ TEST_P(History, AnOlderSchemaIsUpgradedWhenOpened) {
     EXPECT_FALSE(series[0].cold);
     EXPECT_EQ(series[0].points.at(0).commit, "c1");
     EXPECT_TRUE(series[1].cold);
+    EXPECT_EQ(stored_schema_version(), std::to_string(vitals::history::kSchemaVersion));
     // Opened again: already upgraded, nothing to do.
     Store again(location_);
     EXPECT_EQ(again.series().size(), 2u);

@@ -147,7 +147,8 @@ TEST(MediansShown, EachReportSaysWhichMedianItShows) {
         c.seconds.push_back(3.0 * scale), c.process.push_back(2);
         return c;
     };
-    const Comparison by_process = compare({{"b", {uneven("x", 1)}}, {"a", {uneven("x", 2)}}});
+    const std::vector<NamedResults> runs = {{"b", {uneven("x", 1)}}, {"a", {uneven("x", 2)}}};
+    const Comparison by_process = compare(runs);
     ASSERT_EQ(by_process.cases.size(), 1u);
     EXPECT_DOUBLE_EQ(by_process.cases[0].change.before_median, 2.0);
     EXPECT_DOUBLE_EQ(by_process.cases[0].change.after_median, 4.0);
@@ -155,6 +156,12 @@ TEST(MediansShown, EachReportSaysWhichMedianItShows) {
     EXPECT_NE(text.find("before and after: the median of the per-process medians (a results file's median aggregate"),
               std::string::npos)
         << text;
+    const std::string md = vitals::markdown_report(runs);
+    EXPECT_NE(md.find("Before and after: the median of the per-process medians"), std::string::npos) << md;
+    EXPECT_NE(md.find("| `x` | 2.00 s | 4.00 s |"), std::string::npos) << md;
+    const std::string html = vitals::html_report(runs);
+    EXPECT_NE(html.find("The table's before and after: the median of the per-process medians"), std::string::npos) << html;
+    EXPECT_NE(html.find("thick line: median of all blocks"), std::string::npos) << html;
 
     const Comparison by_block = compare({{"b", {blocks("x", 1.0)}}, {"a", {blocks("x", 2.0)}}});
     EXPECT_NE(vitals::render_comparison_text(by_block).find("before and after: the median of all blocks\n"), std::string::npos)

@@ -388,6 +388,12 @@ TEST(Runner, GoogleBenchmarkFlagsRunAsTheirVitalsEquivalents) {
         if (b.value("run_type", "") == "iteration") processes.insert(b.at("vitals_process").get<long>());
     }
     EXPECT_EQ(processes.size(), 2u) << repeated.out;
+    // Without a results file, the flags that shape one change nothing (as vitals' own would
+    // be refused without --json).
+    const CommandResult console = run("vitals_fixture_bench", "--benchmark_filter='^fixture/sqrt$' --benchmark_min_time=0.01s "
+                                                              "--benchmark_time_unit=us --benchmark_report_aggregates_only=true");
+    EXPECT_EQ(console.exit_code, 0) << console.err;
+    EXPECT_NE(console.out.find("sqrt"), std::string::npos) << console.out;
     const CommandResult no_repetitions = run("vitals_fixture_bench", "--benchmark_repetitions=0");
     EXPECT_EQ(no_repetitions.exit_code, 2);
     EXPECT_NE(no_repetitions.err.find("--benchmark_repetitions=0: give a count of at least 1"), std::string::npos)

@@ -209,17 +209,21 @@ Store::Store(const std::string& location) : impl_(std::make_unique<Impl>()), loc
     for (const char* table : kHistoryTables) {
         if (!has(table)) throw HistoryError(fmt::format("the history '{}' lacks its table '{}'; it is damaged", location, table));
     }
-    if (found < kSchemaVersion) upgrade();
+    // An older history is read as it is, and brought up to kSchemaVersion by the first write.
+}
+
+int Store::schema_version() {
+    const std::vector<Row> version = impl_->db->query("SELECT value FROM vitals_meta WHERE key = 'schema_version'");
+    return static_cast<int>(to_double(version.at(0)[0]));
 }
 
 // Brings an older history up to kSchemaVersion in one transaction, reading the version again
-// under the write lock: of two vitals opening the same old history, one upgrades it.
+// under the write lock: of two vitals writing to the same old history, one upgrades it.
 void Store::upgrade() {
     Database& db = *impl_->db;
     db.begin_write();
     try {
-        const std::vector<Row> version = db.query("SELECT value FROM vitals_meta WHERE key = 'schema_version'");
-        const int found = static_cast<int>(to_double(version.at(0)[0]));
+        const int found = schema_version();
         for (int v = found; v < kSchemaVersion; ++v) {
             db.query(std::string(kUpgrades[static_cast<std::size_t>(v - 1)]));
         }
@@ -240,28 +244,46 @@ Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 
 std::size_t Store::add(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace) {
-    return add(std::vector<RunCases>{{run, cases}}, replace).at(0);
+    return add(std::vector<RunCases>{{&run, &cases}}, replace).at(0);
 }
 
 std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool replace) {
     for (const RunCases& r : runs) {
-        if (!utc_time(r.run.time)) {
-            throw HistoryError(fmt::format("the time '{}' is no ISO 8601 time with a zone, such as 2026-12-04T18:00:00Z", r.run.time));
+        if (!utc_time(r.run->time)) {
+            throw HistoryError(fmt::format("the time '{}' is no ISO 8601 time with a zone, such as 2026-12-04T18:00:00Z", r.run->time));
         }
-        if (r.run.commit.empty()) throw HistoryError("the run has no commit; give --commit SHA");
+        if (r.run->commit.empty()) throw HistoryError("the run has no commit; give --commit SHA");
     }
+    // Two runs of one batch with the same commit, machine, case and cache state: refused
+    // even with `replace`, which would let the later silently replace the earlier.
+    std::map<std::string, const std::string*> seen;
+    for (const RunCases& r : runs) {
+        for (const CaseSamples& c : *r.cases) {
+            if (c.seconds.empty()) continue;
+            const std::string key = fmt::format("{}\n{}\n{}\n{}", r.run->commit, r.run->machine.fingerprint(), c.name, c.cold);
+            const auto [at, fresh] = seen.emplace(key, &r.run->source);
+            if (!fresh) {
+                throw HistoryError(fmt::format("'{}' of commit {} ({}) is in both {} and {}; nothing was written; give one of "
+                                               "them",
+                                               c.name, r.run->commit, c.cold ? "cold" : "warm", *at->second, r.run->source));
+            }
+        }
+    }
+    if (schema_version() < kSchemaVersion) upgrade();
     Database& db = *impl_->db;
     db.begin_write();
     try {
         std::vector<std::size_t> recorded;
         for (const RunCases& r : runs) {
             try {
-                recorded.push_back(add_in_transaction(r.run, r.cases, replace));
+                recorded.push_back(add_in_transaction(*r.run, *r.cases, replace));
             } catch (const HistoryError& e) {
                 if (runs.size() == 1) throw;
-                throw HistoryError(fmt::format("{}: {}", r.run.source, e.what()));
+                throw HistoryError(fmt::format("{}: {}", r.run->source, e.what()));
             }
         }
+        // Runs left with no result by a replacement go too.
+        db.query("DELETE FROM runs WHERE id NOT IN (SELECT DISTINCT run_id FROM results)");
         db.commit();
         return recorded;
     } catch (...) {
@@ -314,8 +336,6 @@ std::size_t Store::add_in_transaction(const RunInfo& run, const std::vector<Case
                   joined(process), cache});
         ++recorded;
     }
-    // Runs left with no result by a replacement go too.
-    db.query("DELETE FROM runs WHERE id NOT IN (SELECT DISTINCT run_id FROM results)");
     return recorded;
 }
 
@@ -327,13 +347,16 @@ std::vector<Series> Store::series(const SeriesFilter& filter) {
         if (t.empty() || !t[0][0]) throw HistoryError(fmt::format("the history has no run of commit {}", *filter.up_to_commit));
         up_to = t[0][0];
     }
+    // A history of schema 1, not yet written by this vitals, holds warm results only.
+    const bool has_cache = schema_version() >= 2;
+    const std::string cache = has_cache ? "r.cache" : "'warm'";
     const std::vector<Row> rows = db.query(
         "SELECT c.name, m.fingerprint, u.branch, u.commit_sha, u.time, r.median, r.p25, r.p75, r.blocks, r.processes, " +
             std::string(filter.with_blocks ? "r.block_seconds, r.block_processes" : "'', ''") +
-            ", r.cache FROM results r JOIN runs u ON u.id = r.run_id JOIN cases c ON c.id = r.case_id JOIN machines m ON m.id = "
+            ", " + cache + " FROM results r JOIN runs u ON u.id = r.run_id JOIN cases c ON c.id = r.case_id JOIN machines m ON m.id = "
             "u.machine_id WHERE (CAST($1 AS TEXT) IS NULL OR m.fingerprint = $1 OR m.host = $1) AND (CAST($2 AS TEXT) IS "
-            "NULL OR u.branch = $2) AND (CAST($3 AS TEXT) IS NULL OR u.time <= $3) ORDER BY c.name, r.cache DESC, "
-            "m.fingerprint, u.branch, u.time, u.id",
+            "NULL OR u.branch = $2) AND (CAST($3 AS TEXT) IS NULL OR u.time <= $3) ORDER BY c.name, " +
+            std::string(has_cache ? "r.cache DESC, " : "") + "m.fingerprint, u.branch, u.time, u.id",
         {filter.machine, filter.branch, up_to});
     std::vector<Series> out;
     for (const Row& row : rows) {

@@ -22,6 +22,7 @@
 
 #include "consistency.hpp"
 #include "figures_json.hpp"
+#include "probes.hpp"
 
 namespace vitals::machine {
 namespace {
@@ -171,12 +172,10 @@ std::optional<std::filesystem::path> cache_file(const Identity& id) {
     if (!dir) return std::nullopt;
     // The model name in the key: a machine image moved to another CPU measures anew. The
     // vector width too: figures measured under VITALS_MAX_CPU_ISA=avx2 are kept apart.
-    // The probes' version too: figures an older probe measured (version 1's copy was the C
-    // library's memcpy) are measured anew. CRC-32, not std::hash: the name stays the same
-    // whichever standard library built vitals.
-    constexpr int kProbesVersion = 2;
-    const std::string key =
-        id.cpu_model + "/" + std::to_string(id.cores) + "/" + id.vector_isa + "/probes " + std::to_string(kProbesVersion);
+    // The probes' version too. CRC-32, not std::hash: the name stays the same whichever
+    // standard library built vitals.
+    const std::string key = id.cpu_model + "/" + std::to_string(id.cores) + "/" + id.vector_isa + "/probes " +
+                            std::to_string(detail::kProbesVersion);
     const uLong model_hash = ::crc32(::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(key.data()),
                                      static_cast<uInt>(key.size()));
     return *dir / fmt::format("machine-{}-{}-{:08x}.json", slug(id.host), slug(id.cpu_model), model_hash & 0xffffffffu);

@@ -1,5 +1,6 @@
-// The measuring loops. Streaming kernels are plain loops the compiler vectorises, built
-// three times (AVX-512, AVX2, baseline) and picked at run time, as the FMA chains are:
+// The measuring loops. Streaming kernels are built three times (AVX-512 and AVX2 with
+// vector loads and stores of their own, baseline as plain loops) and picked at run time,
+// as the FMA chains are:
 // the widest this CPU runs, capped by VITALS_MAX_CPU_ISA (by a plain check, not an
 // ifunc: ifunc resolvers run before a sanitizer's runtime is ready). FMA
 // chains are written with intrinsics: 12 independent accumulators hide the FMA latency
@@ -142,8 +143,8 @@ double fma_chain_f64(std::int64_t iterations) {
     return chains_scalar<double>(iterations);
 }
 
-// The streaming loops in plain C++, which the compiler vectorises for each instruction
-// set. The x86 vector sets have their own read and triad loops, below.
+// The streaming loops in plain C++, for CPUs without AVX2. The x86 vector sets have their
+// own read, copy and triad loops, below.
 #define VITALS_READ_LOOP(suffix, attributes)                                                                       \
     attributes std::uint64_t read_##suffix(const std::uint64_t* a, std::size_t n) {                               \
         /* four independent vector sums: one would wait on its own adds, not on the loads */                      \

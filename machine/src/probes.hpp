@@ -8,6 +8,10 @@
 
 namespace vitals::machine::detail {
 
+// Part of the machine cache's key: bump it when a kernel changes what it measures, so that
+// figures cached from the kernels before are measured anew.
+inline constexpr int kProbesVersion = 2;
+
 // "avx512", "avx2" or "scalar": what the FMA chains run on this CPU.
 const char* vector_isa();
 

@@ -22,8 +22,10 @@ std::optional<bool> truth(std::string_view value) {
     return std::nullopt;
 }
 
-// One --benchmark_NAME[=VALUE] as vitals arguments (none: nothing to add).
-std::vector<std::string> translate(std::string_view name, std::string_view value, bool& list) {
+// One --benchmark_NAME[=VALUE] as vitals arguments (none: nothing to add). `file_only` is
+// set for those that shape the results file only.
+std::vector<std::string> translate(std::string_view name, std::string_view value, bool& list, bool& file_only) {
+    file_only = name == "time_unit" || name == "report_aggregates_only";
     const auto refuse = [&](std::string_view instead) -> std::vector<std::string> {
         throw UsageError(fmt::format("--benchmark_{}{}{}: {}", name, value.empty() ? "" : "=", value, instead));
     };
@@ -70,7 +72,8 @@ std::vector<std::string> translate(std::string_view name, std::string_view value
     }
     if (name == "repetitions") {
         // Google Benchmark repeats a case in one process; vitals repeats it in fresh ones,
-        // so that each repetition draws its own layout and state, and tests across them.
+        // so that each repetition draws its own layout and state (compare tests across
+        // them from 3 a side).
         if (value.find_first_not_of("0123456789") != std::string_view::npos || value.find_first_not_of('0') == std::string_view::npos) {
             return refuse("give a count of at least 1 (it becomes --processes N: each repetition a fresh process)");
         }
@@ -84,7 +87,8 @@ std::vector<std::string> translate(std::string_view name, std::string_view value
 std::vector<std::string> translate_google_benchmark_flags(const std::vector<std::string>& args) {
     if (std::none_of(args.begin(), args.end(), [](const std::string& a) { return is_google_benchmark_flag(a); })) return args;
     std::vector<std::string> out;
-    std::vector<std::string> rest;  // the arguments after the command, translated
+    std::vector<std::string> rest;       // the arguments after the command, translated
+    std::vector<std::string> file_only;  // what shapes the results file: only when one is written
     bool list = false;
     const bool command_given = args.size() > 1 && !is_google_benchmark_flag(args[1]);
     for (std::size_t i = command_given ? 2 : 1; i < args.size(); ++i) {
@@ -95,10 +99,18 @@ std::vector<std::string> translate_google_benchmark_flags(const std::vector<std:
         }
         const std::string_view flag = std::string_view(arg).substr(kPrefix.size());
         const std::size_t equals = flag.find('=');
+        bool for_the_file = false;
         const std::vector<std::string> translated =
-            translate(flag.substr(0, equals), equals == std::string_view::npos ? "" : flag.substr(equals + 1), list);
-        rest.insert(rest.end(), translated.begin(), translated.end());
+            translate(flag.substr(0, equals), equals == std::string_view::npos ? "" : flag.substr(equals + 1), list, for_the_file);
+        std::vector<std::string>& to = for_the_file ? file_only : rest;
+        to.insert(to.end(), translated.begin(), translated.end());
     }
+    // Google Benchmark's console follows --benchmark_time_unit; vitals' tables choose a unit
+    // each, so without a results file these flags have nothing to shape.
+    const bool writes_json = std::any_of(rest.begin(), rest.end(), [](const std::string& a) {
+        return a == "--json" || a.rfind("--json=", 0) == 0;
+    });
+    if (writes_json) rest.insert(rest.end(), file_only.begin(), file_only.end());
     out.push_back(args.empty() ? "vitals" : args[0]);
     if (list) {  // only the filter carries over to `list`
         out.emplace_back("list");

@@ -17,7 +17,8 @@
 namespace vitals::history {
 
 // The schema this vitals writes; a history of a newer one is refused (upgrade vitals), an
-// older one is brought up to it when opened (version 2 added each result's cache state).
+// older one is read as it is and brought up to this one by the first write (version 2
+// added each result's cache state), after which older vitals refuse it.
 inline constexpr int kSchemaVersion = 2;
 
 // Bad history input: it cannot be opened, is no vitals history or a newer one, a write
@@ -94,10 +95,11 @@ public:
     // nothing written) unless `replace`, which replaces it. Returns the cases recorded.
     std::size_t add(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace = false);
     // Records several runs (history add A.json B.json) in one transaction: all or none. A
-    // refusal names the run's source. Returns the cases recorded per run, in order.
+    // refusal names the run's source; a case given twice for one commit, machine and cache
+    // state is refused even with `replace`. Returns the cases recorded per run, in order.
     struct RunCases {
-        const RunInfo& run;
-        const std::vector<CaseSamples>& cases;
+        const RunInfo* run;                      // both outlive the call
+        const std::vector<CaseSamples>* cases;
     };
     std::vector<std::size_t> add(const std::vector<RunCases>& runs, bool replace = false);
 
@@ -107,6 +109,7 @@ public:
     std::string location() const { return location_; }
 
 private:
+    int schema_version();
     void upgrade();
     std::size_t add_in_transaction(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace);
 

@@ -141,7 +141,7 @@ private:
         std::vector<history::RunInfo> runs;
         for (auto& [path, file] : files) runs.push_back({commit, branch, time, history::machine_of_results(file), path});
         std::vector<history::Store::RunCases> to_add;
-        for (std::size_t i = 0; i < files.size(); ++i) to_add.push_back({runs[i], files[i].second.cases});
+        for (std::size_t i = 0; i < files.size(); ++i) to_add.push_back({&runs[i], &files[i].second.cases});
         std::vector<std::size_t> recorded;
         try {
             recorded = store.add(to_add, replace_);
