@@ -86,7 +86,8 @@ std::uint64_t one_pass(Kernel kernel, std::uint64_t* base, std::int64_t working_
         case Kernel::copy: detail::copy_kernel(base, base + words / 2 + kCopySourceSkew, words / 2); return 0;
         case Kernel::triad: {
             auto* d = reinterpret_cast<double*>(base);
-            const std::size_t n = words / 3;
+            // Whole cache lines per array, so that no vector load of b or c straddles two.
+            const std::size_t n = words / 3 / 8 * 8;
             detail::triad_kernel(d, d + n + kTriadSkew, d + 2 * (n + kTriadSkew), 1.0000001, n);
             return 0;
         }

@@ -10,7 +10,7 @@ namespace vitals::machine::detail {
 
 // Part of the machine cache's key: bump it when a kernel changes what it measures, so that
 // figures cached from the kernels before are measured anew.
-inline constexpr int kProbesVersion = 2;
+inline constexpr int kProbesVersion = 3;
 
 // "avx512", "avx2" or "scalar": what the FMA chains run on this CPU.
 const char* vector_isa();
