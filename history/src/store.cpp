@@ -85,7 +85,7 @@ std::vector<std::string> schema(const std::string& dialect) {
 const char* const kHistoryTables[] = {"vitals_meta", "machines", "cases", "runs", "results"};
 
 // What each schema version adds to the one before it: entry k takes version k + 1 to k + 2.
-// A history of an older version is brought up to kSchemaVersion when opened.
+// A history of an older version is brought up to kSchemaVersion by its first write.
 constexpr std::array<std::string_view, 1> kUpgrades = {
     "ALTER TABLE results ADD COLUMN cache TEXT NOT NULL DEFAULT 'warm'",  // 1 -> 2: warm or cold, per result
 };
@@ -248,24 +248,28 @@ std::size_t Store::add(const RunInfo& run, const std::vector<CaseSamples>& cases
 }
 
 std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool replace) {
+    std::vector<std::string> times;  // each run's time in UTC
     for (const RunCases& r : runs) {
-        if (!utc_time(r.run->time)) {
+        const std::optional<std::string> time = utc_time(r.run->time);
+        if (!time) {
             throw HistoryError(fmt::format("the time '{}' is no ISO 8601 time with a zone, such as 2026-12-04T18:00:00Z", r.run->time));
         }
         if (r.run->commit.empty()) throw HistoryError("the run has no commit; give --commit SHA");
+        times.push_back(*time);
     }
     // Two runs of one batch with the same commit, machine, case and cache state: refused
     // even with `replace`, which would let the later silently replace the earlier.
     std::map<std::string, const std::string*> seen;
     for (const RunCases& r : runs) {
+        const std::string run_key = r.run->commit + "\n" + r.run->machine.fingerprint();
         for (const CaseSamples& c : *r.cases) {
             if (c.seconds.empty()) continue;
-            const std::string key = fmt::format("{}\n{}\n{}\n{}", r.run->commit, r.run->machine.fingerprint(), c.name, c.cold);
-            const auto [at, fresh] = seen.emplace(key, &r.run->source);
+            const auto [at, fresh] = seen.emplace(fmt::format("{}\n{}\n{}", run_key, c.name, c.cold), &r.run->source);
             if (!fresh) {
                 throw HistoryError(fmt::format("'{}' of commit {} ({}) is in both {} and {}; nothing was written; give one of "
                                                "them",
-                                               c.name, r.run->commit, c.cold ? "cold" : "warm", *at->second, r.run->source));
+                                               c.name, r.run->commit, CaseSamples::cache_state(c.cold), *at->second,
+                                               r.run->source));
             }
         }
     }
@@ -274,12 +278,12 @@ std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool repl
     db.begin_write();
     try {
         std::vector<std::size_t> recorded;
-        for (const RunCases& r : runs) {
+        for (std::size_t i = 0; i < runs.size(); ++i) {
             try {
-                recorded.push_back(add_in_transaction(*r.run, *r.cases, replace));
+                recorded.push_back(add_in_transaction(*runs[i].run, times[i], *runs[i].cases, replace));
             } catch (const HistoryError& e) {
                 if (runs.size() == 1) throw;
-                throw HistoryError(fmt::format("{}: {}", r.run->source, e.what()));
+                throw HistoryError(fmt::format("{}: {}", runs[i].run->source, e.what()));
             }
         }
         // Runs left with no result by a replacement go too.
@@ -292,9 +296,9 @@ std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool repl
     }
 }
 
-// One run's cases, inside the transaction add() holds.
-std::size_t Store::add_in_transaction(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace) {
-    const std::optional<std::string> time = utc_time(run.time);
+// One run's cases, inside the transaction add() holds; `time` is run.time in UTC.
+std::size_t Store::add_in_transaction(const RunInfo& run, const std::string& time, const std::vector<CaseSamples>& cases,
+                                      bool replace) {
     Database& db = *impl_->db;
     const std::string fingerprint = run.machine.fingerprint();
     db.query("INSERT INTO machines (fingerprint, host, cpu_model, isa, cores) VALUES ($1, $2, $3, $4, $5) "
@@ -304,7 +308,7 @@ std::size_t Store::add_in_transaction(const RunInfo& run, const std::vector<Case
     const std::string run_id =
         *db.query("INSERT INTO runs (commit_sha, branch, time, machine_id, source, recorded_at) VALUES ($1, $2, $3, $4, $5, "
                   "$6) RETURNING id",
-                  {run.commit, run.branch, *time, machine_id, run.source, now_iso8601()})
+                  {run.commit, run.branch, time, machine_id, run.source, now_iso8601()})
              .at(0)
              .at(0);
     std::size_t recorded = 0;
@@ -312,7 +316,7 @@ std::size_t Store::add_in_transaction(const RunInfo& run, const std::vector<Case
         if (c.seconds.empty()) continue;  // skipped or failed: nothing to follow
         db.query("INSERT INTO cases (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", {c.name});
         const std::string case_id = *db.query("SELECT id FROM cases WHERE name = $1", {c.name}).at(0).at(0);
-        const std::string cache = c.cold ? "cold" : "warm";
+        const std::string cache = CaseSamples::cache_state(c.cold);
         const std::vector<Row> earlier = db.query(
             "SELECT r.run_id, u.source, u.recorded_at FROM results r JOIN runs u ON u.id = r.run_id WHERE u.commit_sha = $1 "
             "AND u.machine_id = $2 AND r.case_id = $3 AND r.run_id <> $4 AND r.cache = $5",

@@ -280,7 +280,7 @@ Limits measure(const Progress& progress) {
     }
     const std::int64_t memory = std::clamp<std::int64_t>(2 * last_cache, 64 * kMiB, 512 * kMiB);
     levels.push_back({"memory", memory, memory / threads});
-    for (Level& l : levels) {  // whole 4 KiB pages of 8-byte words, divisible by 3 arrays
+    for (Level& l : levels) {  // whole 4 KiB pages; one_pass splits them into arrays of whole cache lines
         l.one = std::max<std::int64_t>(l.one / 4096 * 4096, 4096);
         l.all = std::max<std::int64_t>(l.all / 4096 * 4096, 4096);
     }

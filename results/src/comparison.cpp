@@ -26,7 +26,7 @@ std::string cache_mismatch_warning(const std::vector<std::pair<std::string, bool
     std::string named;
     for (std::size_t i = 0; i < std::min(cases.size(), kNamed); ++i) {
         named += fmt::format("{}'{}' ({} before, {} after)", i == 0 ? "" : ", ", cases[i].first,
-                             cases[i].second ? "cold" : "warm", cases[i].second ? "warm" : "cold");
+                             CaseSamples::cache_state(cases[i].second), CaseSamples::cache_state(!cases[i].second));
     }
     if (cases.size() > kNamed) named += fmt::format(" and {} more", cases.size() - kNamed);
     return fmt::format("{} case{} measured with cold caches on one side and warm on the other: {}; the change is "

@@ -22,10 +22,11 @@ std::optional<bool> truth(std::string_view value) {
     return std::nullopt;
 }
 
-// One --benchmark_NAME[=VALUE] as vitals arguments (none: nothing to add). `file_only` is
-// set for those that shape the results file only.
-std::vector<std::string> translate(std::string_view name, std::string_view value, bool& list, bool& file_only) {
-    file_only = name == "time_unit" || name == "report_aggregates_only";
+// The flags that shape the results file only.
+bool shapes_the_file_only(std::string_view name) { return name == "time_unit" || name == "report_aggregates_only"; }
+
+// One --benchmark_NAME[=VALUE] as vitals arguments (none: nothing to add).
+std::vector<std::string> translate(std::string_view name, std::string_view value, bool& list) {
     const auto refuse = [&](std::string_view instead) -> std::vector<std::string> {
         throw UsageError(fmt::format("--benchmark_{}{}{}: {}", name, value.empty() ? "" : "=", value, instead));
     };
@@ -99,10 +100,10 @@ std::vector<std::string> translate_google_benchmark_flags(const std::vector<std:
         }
         const std::string_view flag = std::string_view(arg).substr(kPrefix.size());
         const std::size_t equals = flag.find('=');
-        bool for_the_file = false;
+        const std::string_view name = flag.substr(0, equals);
         const std::vector<std::string> translated =
-            translate(flag.substr(0, equals), equals == std::string_view::npos ? "" : flag.substr(equals + 1), list, for_the_file);
-        std::vector<std::string>& to = for_the_file ? file_only : rest;
+            translate(name, equals == std::string_view::npos ? "" : flag.substr(equals + 1), list);
+        std::vector<std::string>& to = shapes_the_file_only(name) ? file_only : rest;
         to.insert(to.end(), translated.begin(), translated.end());
     }
     // Google Benchmark's console follows --benchmark_time_unit; vitals' tables choose a unit

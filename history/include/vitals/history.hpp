@@ -111,7 +111,8 @@ public:
 private:
     int schema_version();
     void upgrade();
-    std::size_t add_in_transaction(const RunInfo& run, const std::vector<CaseSamples>& cases, bool replace);
+    std::size_t add_in_transaction(const RunInfo& run, const std::string& time, const std::vector<CaseSamples>& cases,
+                                   bool replace);
 
     struct Impl;
     std::unique_ptr<Impl> impl_;

@@ -136,6 +136,8 @@ struct CaseSamples {
     std::size_t aggregate_of = 0;
     // Measured with the caches evicted before every call (run --cold; "vitals_cache": "cold").
     bool cold = false;
+    // "cold" or "warm", as results files, the history and reports name the cache state.
+    static const char* cache_state(bool cold) { return cold ? "cold" : "warm"; }
 
     // How many processes measured the case, and the median per-call time of each.
     std::size_t process_count() const;

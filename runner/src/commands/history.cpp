@@ -346,7 +346,7 @@ private:
             for (const history::Point& p : s.points) {
                 csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", field(s.case_name), field(s.machine), field(s.branch),
                                    field(p.commit), p.time, p.median, p.p25, p.p75, p.blocks, p.processes,
-                                   s.cold ? "cold" : "warm");
+                                   CaseSamples::cache_state(s.cold));
             }
         }
         out->write(csv);
