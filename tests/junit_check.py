@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""The JUnit files of `run`, `run --dry-run` and `compare --fail-on`, parsed back with
-Python's xml.etree as a CI reader would: the layout, the counts, the outcomes, and a
-well-formed file for names full of what XML forbids.
+"""The JUnit files of `run`, `run --dry-run`, `compare --fail-on`, `ab` and `run --baseline`,
+parsed back with Python's xml.etree as a CI reader would: the layout, the counts, the
+outcomes, a well-formed file for names full of what XML forbids, and every file held to
+the rules of the common JUnit schema (Jenkins xUnit's junit-10.xsd, written down in
+`conforms`).
 
     junit_check.py BENCH_PROGRAM WORK_DIR
 
@@ -9,6 +11,7 @@ BENCH_PROGRAM is tests/fixture_bench.cpp's program (cases that pass, fail and sk
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,9 +25,46 @@ def run(args, expect):
     return p
 
 
+# The common JUnit schema's rules (Jenkins xUnit, junit-10.xsd): per element, the
+# attributes it may carry, those it must, and the elements it may hold.
+RESULT = {"allowed": {"type", "message"}, "required": set(), "children": set()}
+RULES = {
+    "testsuites": {"allowed": {"name", "time", "tests", "failures", "errors"}, "required": set(),
+                   "children": {"testsuite"}},
+    "testsuite": {"allowed": {"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp",
+                              "hostname", "id", "package", "file", "log", "url"},
+                  "required": {"name", "tests", "failures", "errors"},
+                  "children": {"testsuite", "properties", "testcase", "system-out", "system-err"}},
+    "testcase": {"allowed": {"name", "time", "classname", "group"}, "required": {"name"},
+                 "children": {"skipped", "error", "failure", "rerunFailure", "rerunError", "flakyFailure",
+                              "flakyError", "system-out", "system-err"}},
+    "failure": RESULT, "error": RESULT, "skipped": RESULT,
+    "properties": {"allowed": set(), "required": set(), "children": {"property"}},
+    "property": {"allowed": {"name", "value"}, "required": {"name", "value"}, "children": set()},
+    "system-out": {"allowed": set(), "required": set(), "children": set()},
+    "system-err": {"allowed": set(), "required": set(), "children": set()},
+}
+# Digits (thousands may be separated by commas) with an optional fraction: no exponent.
+SCHEMA_TIME = re.compile(r"[0-9,]*(\.[0-9]*)?")
+
+
+def conforms(element, path="testsuites"):
+    rules = RULES.get(element.tag)
+    assert rules is not None, f"{path}: <{element.tag}> is no element of the JUnit schema"
+    attributes = set(element.attrib)
+    assert attributes <= rules["allowed"], f"{path}: attributes {attributes - rules['allowed']} not in the schema"
+    assert rules["required"] <= attributes, f"{path}: lacks {rules['required'] - attributes}"
+    if element.tag in ("testsuites", "testsuite") and "time" in element.attrib:
+        assert SCHEMA_TIME.fullmatch(element.get("time")), f"{path}: time {element.get('time')!r}"
+    for child in element:
+        assert child.tag in rules["children"], f"{path}: <{child.tag}> may not be inside <{element.tag}>"
+        conforms(child, f"{path}/{child.tag}")
+
+
 def suites(text):
     root = ET.fromstring(text)
     assert root.tag == "testsuites", root.tag
+    conforms(root)
     return root.findall("testsuite")
 
 
@@ -106,7 +146,20 @@ def main():
     run([program, "compare", before, after, "--junit", ungated], 0)
     (suite,) = suites(open(ungated, "rb").read())
     check_suite(suite, 3, 0, 0)
-    print("junit files parse and say what happened")
+
+    # ab: a testcase for the second case against the first.
+    ab = os.path.join(work, "ab.xml")
+    run([program, "ab", "fixture/sqrt", "fixture/family/1", "--max-run-time", "0.3", "--junit", ab], 0)
+    (suite,) = suites(open(ab, "rb").read())
+    assert list(check_suite(suite, 1, 0, 0)) == ["fixture/family/1"]
+
+    # run --baseline: the run's suite and the comparison's.
+    baseline, joined = os.path.join(work, "baseline.json"), os.path.join(work, "baseline.xml")
+    write_results(baseline, [("fixture/sqrt", 50)])
+    run([program, "run", "--filter", "^fixture/sqrt$", "--min-run-time", "0.01", "--baseline", baseline,
+         "--junit", joined], 0)
+    assert len(suites(open(joined, "rb").read())) == 2
+    print("junit files parse, keep to the JUnit schema and say what happened")
 
 
 if __name__ == "__main__":
