@@ -4,9 +4,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <cstring>
 #include <stdexcept>
 
@@ -68,6 +74,10 @@ TEST(Counters, DisturbedBlocksAreThoseThatLostTheirCore) {
     EXPECT_EQ(quiet.disturbance()->blocks, 0u);
     EXPECT_EQ(quiet.to_string(), plain.to_string());
     EXPECT_FALSE(plain.disturbance().has_value());
+    // A block whose counters were not read (NaN) is not judged, either way.
+    const vitals::Measurement unread = plain.with_counters({{"context-switches", "cpu-migrations"}, {{0, NAN, 1, 0, 0}, {0, 0, 0, 0, NAN}}, {}});
+    EXPECT_EQ(unread.disturbance()->blocks, 1u);
+    EXPECT_EQ(unread.disturbance()->of, 3u);
     EXPECT_FALSE(plain.with_counters({{"page-faults"}, {{1, 2, 3, 4, 5}}, {}}).disturbance().has_value());
 }
 
@@ -81,12 +91,15 @@ TEST(Counters, OneValuePerBlockOrTheMeasurementRefusesThem) {
     const vitals::Measurement m(1, {1e-6, 2e-6}, {});
     EXPECT_THROW((void)m.with_counters({{"cycles"}, {{1, 2, 3}}, {}}), std::invalid_argument);
     EXPECT_THROW((void)m.with_counters({{"cycles", "instructions"}, {{1, 2}}, {}}), std::invalid_argument);
-    // Merged measurements keep the counts, block for block, when they read the same counters.
+    // Merged measurements keep the counts, block for block, when they read the same
+    // counters: per call, as the merged times are (blocks of 1, 10 and 4 calls here).
     const vitals::Measurement a = m.with_counters({{"page-faults"}, {{1, 2}}, {}});
-    const vitals::Measurement b = vitals::Measurement(1, {3e-6}, {}).with_counters({{"page-faults"}, {{7}}, {}});
-    const std::vector<vitals::Measurement> merged = vitals::Measurement::merge(std::vector{a, b});
+    const vitals::Measurement b = vitals::Measurement(10, {3e-5}, {}).with_counters({{"page-faults"}, {{70}}, {}});
+    const vitals::Measurement c = vitals::Measurement(4, {8e-6}, {}).with_counters({{"page-faults"}, {{2}}, {}});
+    const std::vector<vitals::Measurement> merged = vitals::Measurement::merge(std::vector{a, b, c});
     ASSERT_EQ(merged.size(), 1u);
-    EXPECT_EQ(*merged[0].counters().find("page-faults"), (std::vector<double>{1, 2, 7}));
+    EXPECT_EQ(merged[0].number_per_run(), 1);
+    EXPECT_EQ(*merged[0].counters().find("page-faults"), (std::vector<double>{1, 2, 7, 0.5}));
     const std::vector<vitals::Measurement> mixed = vitals::Measurement::merge(std::vector{a, vitals::Measurement(1, {3e-6}, {})});
     EXPECT_TRUE(mixed[0].counters().empty());
 }
@@ -147,4 +160,59 @@ TEST(Counters, ARefusedCounterIsNamedWithTheReasonAndTheRunGoesOn) {
     vitals::Timer plain({.stmt = [] {}});
     EXPECT_TRUE(plain.timeit(10).counters().empty());
     EXPECT_TRUE(plain.timeit(10).counters().unavailable.empty());
+}
+
+// A block's own frame (its clock reads, among them a system call for the CPU time) is
+// counted once by calibration and taken off every block: an empty statement's one-call
+// blocks count well under what the two CPU-clock reads in the frame cost on their own.
+TEST(Counters, TheBlocksOwnFrameIsNotCounted) {
+    if (const std::string why = software_counters_refused(); !why.empty()) GTEST_SKIP() << why;
+    std::vector<double> reads;
+    for (int i = 0; i < 101; ++i) {
+        timespec t{};
+        const auto start = std::chrono::steady_clock::now();
+        ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        reads.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(reads.begin(), reads.end());
+    vitals::Timer timer({.stmt = [] {}, .counters = {"task-clock"}});
+    std::vector<double> counted;
+    for (int i = 0; i < 31; ++i) {
+        const vitals::Measurement m = timer.timeit(1);  // a warm-up block, then the one-call block
+        const std::vector<double>* clock = m.counters().find("task-clock");
+        ASSERT_NE(clock, nullptr);
+        counted.push_back(clock->at(0));
+    }
+    std::sort(counted.begin(), counted.end());
+    std::printf("two CPU-clock reads %.0f ns; an empty block's task-clock %.0f ns (median)\n", reads[50], counted[15]);
+    EXPECT_LT(counted[15], reads[50] / 2);
+}
+
+// Where perf_event_open is closed to the user (perf_event_paranoid 2 hides the kernel's
+// events from all but root; 3, Debian's default, and a container's seccomp profile close
+// it whole), the software counters come from the thread's own accounting instead: a
+// statement that sleeps still shows a context switch in every block. Run as an
+// unprivileged user (a child process that drops root, when the test runs as root).
+TEST(Counters, SoftwareCountersWorkWithoutPerfEvents) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0) << std::strerror(errno);
+    if (child == 0) {
+        if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(10);
+        vitals::Timer timer({.stmt = [] { ::usleep(200); },
+                             .counters = {"task-clock", "context-switches", "cpu-migrations", "page-faults"}});
+        const vitals::Measurement m = timer.blocked_autorange({.min_run_time = 0.02});
+        if (!m.counters().unavailable.empty()) ::_exit(11);  // a software counter was not read
+        if (m.counters().names.size() != 4) ::_exit(12);
+        for (double switches : *m.counters().find("context-switches")) {
+            if (switches < static_cast<double>(m.number_per_run())) ::_exit(13);  // every call sleeps
+        }
+        if (!m.disturbance() || m.disturbance()->blocks != m.disturbance()->of) ::_exit(14);
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: could not drop root; 11: a counter was refused; 12: not four counters; "
+                                         "13: a block without its context switches; 14: not every block disturbed";
 }

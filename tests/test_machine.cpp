@@ -98,6 +98,14 @@ TEST(Machine, ContradictionsAreFoundWithWhatToMeasureAgain) {
     EXPECT_EQ(found[0].again[0].level, 1u);
     EXPECT_EQ(found[1].what, "one core's L1 bandwidth is below its L2 bandwidth");
     EXPECT_EQ(found[1].again[1].level, 1u);
+    // The levels of all cores are in order too.
+    l = round_machine();
+    l.all_cores[2].read = 250e9;  // all cores' memory above their L2's 200
+    found = detail::contradictions(l);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].what, "all cores' L2 bandwidth is below their memory bandwidth");
+    EXPECT_TRUE(found[0].again[0].all);
+    EXPECT_EQ(found[0].again[1].level, 2u);
     // Within 10% is noise, not a contradiction.
     l = round_machine();
     l.peak_f32_all_cores = 0.95 * l.peak_f32_one_core * 1.0;

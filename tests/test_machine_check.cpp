@@ -73,6 +73,10 @@ TEST_F(MachineCheck, EachDisturbanceIsFoundWithItsFix) {
     const Finding& load = find(found, "load");
     EXPECT_EQ(load.state, "3.50 over the last minute (2 CPUs)");
     EXPECT_EQ(load.verdict, Verdict::warn);
+    EXPECT_EQ(load.fix, "top -o %CPU shows what runs; measure once uptime's first figure is below 1");
+    EXPECT_EQ(find(found, "isolated CPUs").fix,
+              "sudo sed -i 's/^GRUB_CMDLINE_LINUX=\"/&isolcpus=1 nohz_full=1 rcu_nocbs=1 /' /etc/default/grub && sudo "
+              "update-grub && sudo reboot; then run with taskset -c 1");
     EXPECT_EQ(vitals::machine::warnings_summary(found),
               "CPU governor performance on CPUs 1, powersave on CPUs 0; frequency boost on; clock source hpet; "
               "load 3.50 over the last minute (2 CPUs)");
@@ -93,4 +97,25 @@ TEST_F(MachineCheck, AQuietTunedMachineHasNoWarning) {
     EXPECT_EQ(find(found, "isolated CPUs").state, "2-3 (isolcpus), nohz_full 2-3");
     EXPECT_EQ(find(found, "hypervisor").state, "none (bare metal)");
     EXPECT_EQ(vitals::machine::warnings_summary(found), "");
+}
+
+// The load average is the whole machine's: weighed against every online CPU, so a run
+// pinned to one CPU of a 64-CPU host at load 3 is not warned, and one of 2 CPUs is.
+TEST_F(MachineCheck, LoadIsWeighedAgainstTheOnlineCpus) {
+    put("proc/loadavg", "3.00 2.00 1.00 4/900 1234");
+    put("sys/devices/system/cpu/online", "0-63");
+    const Finding wide = find(vitals::machine::check_machine({.root = root_, .cpus = {3}, .sample_seconds = 0}), "load");
+    EXPECT_EQ(wide.state, "3.00 over the last minute (64 CPUs)");
+    EXPECT_EQ(wide.verdict, Verdict::ok);
+    put("sys/devices/system/cpu/online", "0-1");
+    const Finding narrow = find(vitals::machine::check_machine({.root = root_, .cpus = {1}, .sample_seconds = 0}), "load");
+    EXPECT_EQ(narrow.state, "3.00 over the last minute (2 CPUs)");
+    EXPECT_EQ(narrow.verdict, Verdict::warn);
+}
+
+// A Hyper-V guest's clock is read in user space, as the TSC: no warning.
+TEST_F(MachineCheck, HyperVClockIsAFastClock) {
+    put("sys/devices/system/clocksource/clocksource0/current_clocksource", "hyperv_clocksource_tsc_page");
+    EXPECT_EQ(find(vitals::machine::check_machine({.root = root_, .cpus = {0}, .sample_seconds = 0}), "clock source").verdict,
+              Verdict::ok);
 }

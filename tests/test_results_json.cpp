@@ -346,6 +346,19 @@ TEST(ResultsJson, CountersPerBlockAreWrittenAndReadBack) {
     const json medians = json::parse(vitals::results_to_json(results, "bench", {}, {.entries = vitals::JsonLayout::medians}));
     EXPECT_EQ(medians.at("benchmarks")[0].at("vitals_disturbed_blocks"), 1);
 
+    // Across processes (run --processes), the median per call is of per-call counts too:
+    // blocks of 10 calls in each process, so 10, 20, 30 and 40 cycles a call.
+    const TaskSpec task{.stmt = "s"};
+    CaseResult across{"p", std::nullopt, "", ""};
+    across.per_process = {Measurement(10, {1e-3, 2e-3}, task).with_counters({{"cycles"}, {{100, 200}}, {}}),
+                          Measurement(10, {3e-3, 4e-3}, task).with_counters({{"cycles"}, {{300, 400}}, {}})};
+    across.measurement = Measurement::merge(across.per_process).at(0);
+    for (const json& b : json::parse(vitals::results_to_json({across}, "bench")).at("benchmarks")) {
+        if (b.value("aggregate_name", "") == "median") {
+            EXPECT_DOUBLE_EQ(b.at("vitals_counters_per_call").at("cycles").get<double>(), 25.0) << b.dump();
+        }
+    }
+
     const std::string path = testing::TempDir() + "/counters.json";
     std::ofstream(path) << doc.dump();
     const std::vector<CaseResult> back = vitals::read_case_results(path);
@@ -390,4 +403,23 @@ TEST(ResultsJson, ColdCasesAreMarkedAndReadBack) {
     EXPECT_FALSE(samples.cases[1].cold);
     EXPECT_EQ(vitals::samples_of(back)[0].cold, true);
     EXPECT_EQ(vitals::samples_of(back)[1].cold, false);
+
+    // One case with a cold block and a warm one (the second block's mark taken off) is
+    // refused by both readers, naming the case: its median would be of neither.
+    json mixed = doc;
+    for (json& b : mixed.at("benchmarks")) {
+        if (b.at("run_name") == "c" && b.at("run_type") == "iteration" && b.at("repetition_index") == 1) b.erase("vitals_cache");
+    }
+    std::ofstream(path) << mixed.dump();
+    for (const auto& read : {+[](const std::string& p) { (void)vitals::read_case_results(p); },
+                             +[](const std::string& p) { (void)vitals::read_results_file(p); }}) {
+        try {
+            read(path);
+            ADD_FAILURE() << "a case of cold and warm blocks was read";
+        } catch (const vitals::ResultsFileError& e) {
+            EXPECT_NE(std::string(e.what()).find("case 'c' has blocks measured with cold caches and blocks measured warm"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
 }

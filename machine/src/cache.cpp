@@ -233,6 +233,14 @@ void store_cached(const Limits& limits, const Warn& warn) {
     }
 }
 
+std::optional<std::string> measure_again_now(const Limits& cached) {
+    double load[1] = {-1};
+    if (::getloadavg(load, 1) != 1 || !detail::measure_again_when_quiet(cached, load[0])) return std::nullopt;
+    return fmt::format("the cached figures were measured under load {:.2f}; measuring again now that the machine is quiet "
+                       "(load {:.2f})",
+                       cached.load_average, load[0]);
+}
+
 Limits limits(bool refresh, const Progress& progress, const Warn& warn) {
     const Identity id = identify();
     std::string said;  // a folder problem found while reading is not repeated when storing
@@ -246,12 +254,9 @@ Limits limits(bool refresh, const Progress& progress, const Warn& warn) {
     };
     if (!refresh) {
         if (std::optional<Limits> cached = load_cached(id, once)) {
-            // Figures taken on a busy machine are taken again once it is quiet.
-            double load[1] = {-1};
-            if (::getloadavg(load, 1) != 1 || !detail::measure_again_when_quiet(*cached, load[0])) return *cached;
-            say(warn, fmt::format("the cached figures were measured under load {:.2f}; measuring again now that the machine is "
-                                  "quiet (load {:.2f})",
-                                  cached->load_average, load[0]));
+            const std::optional<std::string> again = measure_again_now(*cached);
+            if (!again) return *cached;
+            say(warn, *again);
         }
     }
     Limits measured = measure(progress);

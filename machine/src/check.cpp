@@ -132,6 +132,13 @@ void smt(const CheckOptions& o, const std::vector<int>& cpus, std::vector<Findin
                    "with taskset -c"});
 }
 
+// Takes `cpu` away from the scheduler (from the next boot) and runs the benchmark there.
+std::string isolation_fix(int cpu) {
+    return fmt::format("sudo sed -i 's/^GRUB_CMDLINE_LINUX=\"/&isolcpus={0} nohz_full={0} rcu_nocbs={0} /' /etc/default/grub "
+                       "&& sudo update-grub && sudo reboot; then run with taskset -c {0}",
+                       cpu);
+}
+
 void isolation(const CheckOptions& o, const std::vector<int>& cpus, std::vector<Finding>& out) {
     const std::set<int> isolated = cpu_list(first_line(o.root / "sys/devices/system/cpu/isolated"));
     const std::set<int> nohz = cpu_list(first_line(o.root / "sys/devices/system/cpu/nohz_full"));
@@ -144,7 +151,7 @@ void isolation(const CheckOptions& o, const std::vector<int>& cpus, std::vector<
     }
     out.push_back({"isolated CPUs", isolated.empty() ? "none" : fmt::format("not the benchmark's ({})", cpu_list_text(isolated)),
                    Verdict::note, "the scheduler may put other work on the benchmark's CPUs",
-                   "boot with isolcpus=N nohz_full=N rcu_nocbs=N and run with taskset -c N"});
+                   isolation_fix(cpus.empty() ? 0 : cpus.back())});
 }
 
 void hypervisor(const CheckOptions& o, std::vector<Finding>& out) {
@@ -165,7 +172,9 @@ void clock_source(const CheckOptions& o, std::vector<Finding>& out) {
     const fs::path dir = o.root / "sys/devices/system/clocksource/clocksource0";
     const std::string current = first_line(dir / "current_clocksource");
     if (current.empty()) return;
-    if (current == "tsc" || current == "kvm-clock" || current == "arch_sys_counter") {
+    // The clocks read in user space without a system call (the vDSO): a read costs
+    // nanoseconds.
+    if (current == "tsc" || current == "kvm-clock" || current == "arch_sys_counter" || current == "hyperv_clocksource_tsc_page") {
         out.push_back({"clock source", current, Verdict::ok, "", ""});
         return;
     }
@@ -208,22 +217,29 @@ void perf_events(const CheckOptions& o, std::vector<Finding>& out) {
     std::stringstream(value) >> level;
     if (level >= 2 && ::geteuid() != 0) {
         out.push_back({"perf_event_paranoid", value, Verdict::note,
-                       level > 2 ? "counters (--counters) are closed to this user"
-                                 : "context switches and migrations (kernel events) are not counted for this user (--counters)",
+                       level > 2 ? "hardware counters (--counters) are closed to this user; the software ones are read from "
+                                   "getrusage, which sees at most one CPU migration a block"
+                                 : "context switches and migrations (kernel events) are read from getrusage for this user, "
+                                   "which sees at most one CPU migration a block",
                        "sudo sysctl kernel.perf_event_paranoid=1"});
     } else {
         out.push_back({"perf_event_paranoid", value, Verdict::ok, "", ""});
     }
 }
 
-void load(const CheckOptions& o, std::size_t cpus, std::vector<Finding>& out) {
+// The load average counts the whole machine's runnable tasks, so it is weighed against
+// every online CPU, not only those the benchmark may run on.
+void load(const CheckOptions& o, std::size_t benchmark_cpus, std::vector<Finding>& out) {
     const std::string text = first_line(o.root / "proc/loadavg");
     double one_minute = -1;
     if (!(std::stringstream(text) >> one_minute) || one_minute < 0) return;
+    const std::set<int> online = cpu_list(first_line(o.root / "sys/devices/system/cpu/online"));
+    const std::size_t cpus = online.empty() ? benchmark_cpus : online.size();
     const std::string state = fmt::format("{:.2f} over the last minute ({} CPU{})", one_minute, cpus, cpus == 1 ? "" : "s");
     if (one_minute > 0.5 * static_cast<double>(cpus)) {
         out.push_back({"load", state, Verdict::warn, "other work competes with the benchmark for the CPUs",
-                       "wait for the machine to be quiet, or stop the busy processes"});
+                       fmt::format("top -o %CPU shows what runs; measure once uptime's first figure is below {:g}",
+                                   0.5 * static_cast<double>(cpus))});
     } else {
         out.push_back({"load", state, Verdict::ok, "", ""});
     }
@@ -259,24 +275,30 @@ void busy_processes(const CheckOptions& o, std::vector<Finding>& out) {
     std::this_thread::sleep_for(std::chrono::duration<double>(o.sample_seconds));
     const auto after = process_ticks(o.root / "proc");
     const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK)) * o.sample_seconds;
-    std::vector<std::pair<double, std::string>> busy;  // share of a CPU, "name (pid)"
+    struct Busy {
+        double share;  // of a CPU
+        std::string name;
+        int pid;
+    };
+    std::vector<Busy> busy;
     for (const auto& [pid, now] : after) {
         const auto then = before.find(pid);
         if (then == before.end()) continue;
         const double share = static_cast<double>(now.second - then->second.second) / ticks;
-        if (share >= 0.1) busy.emplace_back(share, fmt::format("{} (pid {})", now.first, pid));
+        if (share >= 0.1) busy.push_back({share, now.first, pid});
     }
-    std::sort(busy.rbegin(), busy.rend());
+    std::sort(busy.begin(), busy.end(), [](const Busy& a, const Busy& b) { return a.share > b.share; });
     if (busy.empty()) {
         out.push_back({"busy processes", "none above 10% of a CPU", Verdict::ok, "", ""});
         return;
     }
-    std::string state;
+    std::string state, pids;
     for (std::size_t k = 0; k < busy.size() && k < 3; ++k) {
-        state += fmt::format("{}{} {:.0f}%", k == 0 ? "" : ", ", busy[k].second, 100 * busy[k].first);
+        state += fmt::format("{}{} (pid {}) {:.0f}%", k == 0 ? "" : ", ", busy[k].name, busy[k].pid, 100 * busy[k].share);
+        pids += fmt::format(" {}", busy[k].pid);
     }
     out.push_back({"busy processes", state, Verdict::warn, "they take CPU time and cache from the benchmark",
-                   "stop them, or run the benchmark on other CPUs with taskset -c"});
+                   fmt::format("kill{} (if they may stop), or run the benchmark on CPUs they leave free with taskset -c", pids)});
 }
 
 }  // namespace

@@ -235,11 +235,14 @@ std::vector<detail::Contradiction> detail::contradictions(const Limits& limits) 
                            {{false, false, i}, {false, true, i}}});
         }
     }
-    for (std::size_t i = 0; i + 1 < limits.one_core.size(); ++i) {
-        if (best(limits.one_core[i]) < kSlack * best(limits.one_core[i + 1])) {
-            out.push_back({fmt::format("one core's {} bandwidth is below its {} bandwidth", limits.one_core[i].level,
-                                       limits.one_core[i + 1].level),
-                           {{false, false, i}, {false, false, i + 1}}});
+    for (const bool all : {false, true}) {
+        const std::vector<Bandwidth>& levels = all ? limits.all_cores : limits.one_core;
+        for (std::size_t i = 0; i + 1 < levels.size(); ++i) {
+            if (best(levels[i]) < kSlack * best(levels[i + 1])) {
+                out.push_back({fmt::format("{} {} bandwidth is below {} {} bandwidth", all ? "all cores'" : "one core's", levels[i].level,
+                                           all ? "their" : "its", levels[i + 1].level),
+                               {{false, all, i}, {false, all, i + 1}}});
+            }
         }
     }
     return out;

@@ -70,7 +70,7 @@ json context(const std::string& executable, const RunContext& run) {
     };
     // What would disturb the results (vitals doctor's notes and warnings).
     json disturbances = json::array();
-    for (const machine::Finding& f : machine::check_machine({.sample_seconds = 0})) {
+    for (const machine::Finding& f : run.machine_check ? *run.machine_check : machine::check_machine({.sample_seconds = 0})) {
         if (f.verdict != machine::Verdict::ok) {
             disturbances.push_back({{"what", f.what}, {"state", f.state}, {"verdict", machine::verdict_name(f.verdict)}});
         }

@@ -182,12 +182,20 @@ struct Aggregates {
     std::size_t repetitions = 0;
 };
 
+// One case's blocks are all warm or all cold: mixed, their median would be of neither.
+[[noreturn]] void throw_mixed_caches(const std::string& path, std::string_view name) {
+    throw ResultsFileError(fmt::format("'{}': case '{}' has blocks measured with cold caches and blocks measured warm; "
+                                       "give the cold entries a name of their own, or keep them in a file of their own",
+                                       path, name));
+}
+
 // One entry of "benchmarks" into the case it belongs to.
 void read_entry(const Fields& b, std::string_view name, const std::string& path, CaseSamples& c, Aggregates& aggregates) {
     if (b.has("vitals_work")) c.work = read_work(*b.get("vitals_work"), path, name);
     if (b.has("vitals_roofline")) c.roofline = read_roofline(*b.get("vitals_roofline"), path, name);
-    if (b.text("vitals_cache") == "cold") c.cold = true;
+    const bool cold = b.text("vitals_cache") == "cold";
     if (const std::string_view type = b.text("run_type", "iteration"); type != "iteration") {
+        if (cold && c.seconds.empty()) c.cold = true;  // a file of aggregates only
         const std::string_view aggregate = b.text("aggregate_name");
         if (type != "aggregate" || b.text("aggregate_unit", "time") != "time" || (aggregate != "median" && aggregate != "mean") ||
             b.flag("error_occurred")) {
@@ -210,6 +218,8 @@ void read_entry(const Fields& b, std::string_view name, const std::string& path,
         if (c.seconds.empty()) c.not_measured = message.rfind("skipped: ", 0) == 0 ? std::string(message) : fmt::format("failed: {}", message);
         return;
     }
+    if (!c.seconds.empty() && cold != c.cold) throw_mixed_caches(path, name);
+    c.cold = cold;
     c.not_measured.clear();
     c.seconds.push_back(b.non_negative("real_time") * seconds_per_unit(b.text("time_unit", "ns"), path));
     const std::optional<element> process = b.get("vitals_process");
@@ -406,13 +416,15 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
                 throw_wrong_type(path, b.where("num_threads"), "a whole number >= 1", *threads_field);
             }
             const double scale = seconds_per_unit(b.text("time_unit", "ns"), path) * static_cast<double>(c.number_per_run);
+            const bool cold = b.text("vitals_cache") == "cold";
+            if (!c.raw.empty() && cold != c.task.cold) throw_mixed_caches(path, name);
             c.raw.push_back(b.non_negative("real_time") * scale);
             c.cpu.push_back(b.non_negative("cpu_time") * scale);
             read_counters(b, c);
             c.task = TaskSpec{"", "", "", std::string(b.text("label")), std::string(b.text("sub_label")),
                               std::string(b.text("description")), std::string(b.text("env")), *threads,
                               b.has("vitals_work") ? read_work(*b.get("vitals_work"), path, name) : WorkPerCall{},
-                              b.text("vitals_cache") == "cold"};
+                              cold};
             if (const std::optional<double> instructions = b.optional_number("instructions")) c.result.instructions = instructions;
         });
     std::vector<CaseResult> out;

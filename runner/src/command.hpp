@@ -89,7 +89,7 @@ std::unique_ptr<Command> make_doctor_command();
 // governor, a boost, the load; `vitals doctor` says more), and one per reason the
 // kernel refused counters the results asked for (--counters). For run and timeit, once
 // something was measured.
-void note_machine_disturbances(std::span<const CaseResult> results);
+void note_machine_disturbances(const std::vector<machine::Finding>& machine_check, std::span<const CaseResult> results);
 
 // --- Shared by the commands (command_support.cpp); flag groups in flags.hpp -------------
 

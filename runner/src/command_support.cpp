@@ -107,9 +107,8 @@ ResultsFile read_results_file_or_usage_error(const std::string& path, std::vecto
     return file;
 }
 
-void note_machine_disturbances(std::span<const CaseResult> results) {
-    // No sampling of other processes here: the load stands for them, and a run starts now.
-    const std::string summary = machine::warnings_summary(machine::check_machine({.sample_seconds = 0}));
+void note_machine_disturbances(const std::vector<machine::Finding>& machine_check, std::span<const CaseResult> results) {
+    const std::string summary = machine::warnings_summary(machine_check);
     if (!summary.empty()) fmt::print(stderr, "vitals: note: this machine may disturb the results: {} (see 'vitals doctor')\n", summary);
     // Counters refused, grouped by why (each case asked the same kernel, so once each).
     std::vector<std::pair<std::string, std::string>> refused;  // why, names

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,8 +13,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "counter_group.hpp"
@@ -88,11 +92,6 @@ std::string refusal(const Event& event, int error) {
             return "this kernel has no such software event";
         case EACCES:
         case EPERM:
-            if (event.needs_kernel) {
-                return fmt::format("it counts in the kernel, which perf_event_paranoid {} keeps from this user; "
-                                   "`sudo sysctl kernel.perf_event_paranoid=1`",
-                                   paranoid.empty() ? "?" : paranoid);
-            }
             return fmt::format("perf_event_open is not permitted here (perf_event_paranoid {}, or a container's seccomp "
                                "profile); `sudo sysctl kernel.perf_event_paranoid=1`",
                                paranoid.empty() ? "?" : paranoid);
@@ -122,6 +121,18 @@ int open_event(const Event& event, int group_leader, bool exclude_kernel) {
 }
 
 }  // namespace
+
+namespace detail {
+
+std::optional<CounterGroup::Usage::Field> CounterGroup::usage_field(std::string_view name) {
+    if (name == "task-clock") return Usage::task_clock;
+    if (name == "context-switches") return Usage::context_switches;
+    if (name == "cpu-migrations") return Usage::cpu_migrations;
+    if (name == "page-faults") return Usage::page_faults;
+    return std::nullopt;
+}
+
+}  // namespace detail
 
 std::span<const CounterInfo> known_counters() {
     static const std::vector<CounterInfo> infos = [] {
@@ -173,6 +184,13 @@ CounterGroup::CounterGroup(const std::vector<std::string>& names) {
         // everything but the events that happen in the kernel.
         if ((fd == -EACCES || fd == -EPERM) && !event->needs_kernel) fd = open_event(*event, group.leader, true);
         if (fd < 0) {
+            // The kernel's own per-thread accounting has the software counts too (a
+            // container's seccomp profile or perf_event_paranoid 3 closes perf_event_open).
+            if (const std::optional<Usage::Field> field = usage_field(name)) {
+                usage_.push_back({*field, names_.size()});
+                names_.push_back(name);
+                continue;
+            }
             unavailable_.push_back(fmt::format("{}: {}", name, refusal(*event, -fd)));
             continue;
         }
@@ -186,17 +204,60 @@ CounterGroup::CounterGroup(const std::vector<std::string>& names) {
         ::ioctl(g->leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
         groups_.push_back(std::move(*g));
     }
-    // The cost of a reading: the change between two readings with nothing between them.
+    calibrate([] {});  // the readings alone, until the Timer gives its block's frame
+}
+
+void CounterGroup::calibrate(const std::function<void()>& frame) {
     reading_cost_.assign(names_.size(), 0.0);
     if (names_.empty()) return;
     constexpr int kSamples = 15;
     std::vector<std::vector<double>> costs(names_.size());
+    std::vector<bool> counted(groups_.size(), false);  // each group was on the PMU at least once
     for (int i = 0; i < kSamples; ++i) {
         start();
+        frame();
         const std::vector<double> change = change_since_start();
+        for (std::size_t k = 0; k < groups_.size(); ++k) {
+            if (std::isfinite(change[groups_[k].slot.front()])) counted[k] = true;
+        }
         for (std::size_t c = 0; c < change.size(); ++c) costs[c].push_back(std::isfinite(change[c]) ? change[c] : 0.0);
     }
     for (std::size_t c = 0; c < costs.size(); ++c) reading_cost_[c] = stats::median(costs[c]);
+    if (std::find(counted.begin(), counted.end(), false) != counted.end()) {
+        drop_groups_never_counted(counted);
+        calibrate(frame);
+    }
+}
+
+void CounterGroup::drop_groups_never_counted(const std::vector<bool>& counted) {
+    std::vector<bool> dropped(names_.size(), false);
+    for (std::size_t k = 0; k < groups_.size(); ++k) {
+        if (counted[k]) continue;
+        for (std::size_t slot : groups_[k].slot) {
+            dropped[slot] = true;
+            unavailable_.push_back(fmt::format("{}: the PMU never had room for its group (another program, or the NMI "
+                                               "watchdog, holds counters: `sudo sysctl kernel.nmi_watchdog=0`)",
+                                               names_[slot]));
+        }
+        for (auto it = groups_[k].fds.rbegin(); it != groups_[k].fds.rend(); ++it) ::close(*it);
+    }
+    // The counters left keep their order: each slot moves down past the dropped ones.
+    std::vector<std::size_t> moved(names_.size(), 0);
+    std::vector<std::string> names;
+    for (std::size_t c = 0; c < names_.size(); ++c) {
+        if (dropped[c]) continue;
+        moved[c] = names.size();
+        names.push_back(names_[c]);
+    }
+    for (auto& [field, slot] : usage_) slot = moved[slot];
+    std::vector<Group> kept;
+    for (std::size_t k = 0; k < groups_.size(); ++k) {
+        if (!counted[k]) continue;
+        for (std::size_t& slot : groups_[k].slot) slot = moved[slot];
+        kept.push_back(std::move(groups_[k]));
+    }
+    names_ = std::move(names);
+    groups_ = std::move(kept);
 }
 
 CounterGroup::~CounterGroup() {
@@ -216,13 +277,35 @@ CounterGroup::Reading CounterGroup::read_group(const Group& g) {
     return r;
 }
 
+CounterGroup::Usage CounterGroup::read_usage() {
+    Usage u;
+    rusage r{};
+    if (::getrusage(RUSAGE_THREAD, &r) == 0) {
+        u.values[Usage::context_switches] = static_cast<double>(r.ru_nvcsw + r.ru_nivcsw);
+        u.values[Usage::page_faults] = static_cast<double>(r.ru_minflt + r.ru_majflt);
+    }
+    timespec t{};
+    if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0) u.values[Usage::task_clock] = static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+    u.values[Usage::cpu_migrations] = ::sched_getcpu();  // the core now: a change is a migration
+    return u;
+}
+
 void CounterGroup::start() {
     started_.clear();
     for (const Group& g : groups_) started_.push_back(read_group(g));
+    if (!usage_.empty()) started_usage_ = read_usage();
 }
 
 std::vector<double> CounterGroup::change_since_start() {
     std::vector<double> out(names_.size(), std::numeric_limits<double>::quiet_NaN());
+    if (!usage_.empty()) {
+        const Usage now = read_usage();
+        for (const auto& [field, slot] : usage_) {
+            const double then = started_usage_.values[field];
+            // A migration is seen only as a different core at the end: at most one a block.
+            out[slot] = field == Usage::cpu_migrations ? (now.values[field] != then ? 1.0 : 0.0) : now.values[field] - then;
+        }
+    }
     for (std::size_t k = 0; k < groups_.size(); ++k) {
         const Reading now = read_group(groups_[k]);
         const Reading& then = started_[k];

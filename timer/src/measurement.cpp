@@ -175,10 +175,11 @@ std::optional<Disturbance> Measurement::disturbance() const {
     const std::vector<double> per_call = times();
     std::vector<double> disturbed, quiet;
     for (std::size_t b = 0; b < per_call.size(); ++b) {
+        if (!std::isfinite((*switches)[b]) || !std::isfinite((*migrations)[b])) continue;  // not read in this block
         // Counts are whole numbers, less the reading's cost: anything from a half up is one.
         ((*switches)[b] >= 0.5 || (*migrations)[b] >= 0.5 ? disturbed : quiet).push_back(per_call[b]);
     }
-    Disturbance d{disturbed.size(), per_call.size(), 0.0};
+    Disturbance d{disturbed.size(), disturbed.size() + quiet.size(), 0.0};
     if (!disturbed.empty() && !quiet.empty() && stats::median(quiet) > 0) {
         d.median_shift = stats::median(disturbed) / stats::median(quiet) - 1;
     }
@@ -226,11 +227,11 @@ std::vector<Measurement> Measurement::merge(std::span<const Measurement> measure
             group->counters.unavailable = m.counters().unavailable;
         }
         if (m.counters().names != group->counters.names) group->counters_agree = false;
+        // number_per_run may differ between measurements, so join per-call counts and times.
+        const auto calls = static_cast<double>(m.number_per_run());
         for (std::size_t c = 0; group->counters_agree && c < m.counters().values.size(); ++c) {
-            const std::vector<double>& v = m.counters().values[c];
-            group->counters.values[c].insert(group->counters.values[c].end(), v.begin(), v.end());
+            for (double v : m.counters().values[c]) group->counters.values[c].push_back(v / calls);
         }
-        // number_per_run may differ between measurements, so join per-call times.
         const std::vector<double> t = m.times();
         group->times.insert(group->times.end(), t.begin(), t.end());
         if (m.raw_cpu_times().empty()) {

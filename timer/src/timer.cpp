@@ -16,6 +16,7 @@
 #include "device_clock.hpp"
 #include "timer_run.hpp"
 #include "vitals/counters.hpp"
+#include "vitals/cpu_caches.hpp"
 #include "vitals/stop_rule.hpp"
 #include "vitals/timer_profile.hpp"
 
@@ -58,14 +59,21 @@ volatile unsigned eviction_sum = 0;
 // Cache::cold: reads a buffer of twice the last-level cache (at least 32 MiB), a line at a
 // time, so every line of the statement's data is gone. Reads, not writes: written lines
 // would sit dirty in the cache and be written back while the statement runs, a cost a
-// call whose data come from memory does not pay.
+// call whose data come from memory does not pay. The last level is the one this core
+// sees, from /sys: sysconf's can be a whole host's L3 in a virtual machine, many times
+// what one core sees, and each cold block would read that much.
 void evict_caches() {
     static const std::vector<unsigned char> buffer = [] {
-        long last_level = 0;
-        for (const int level : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
-            last_level = std::max(last_level, ::sysconf(level));
+        std::int64_t last_level = 0;
+        for (const CacheInfo& c : core0_caches()) {
+            if (c.type != "Instruction") last_level = std::max(last_level, c.bytes);
         }
-        const std::size_t bytes = std::max<std::size_t>(std::size_t{32} << 20, 2 * static_cast<std::size_t>(std::max(last_level, 0L)));
+        if (last_level == 0) {  // no /sys
+            for (const int level : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+                last_level = std::max<std::int64_t>(last_level, ::sysconf(level));
+            }
+        }
+        const std::size_t bytes = std::max<std::size_t>(std::size_t{32} << 20, 2 * static_cast<std::size_t>(std::max<std::int64_t>(last_level, 0)));
         return std::vector<unsigned char>(bytes, 1);
     }();
     constexpr std::size_t kLine = 64;
@@ -120,6 +128,14 @@ Timer::Run::BlockTime Timer::Run::timed_block(std::int64_t number, const TaskSpe
     if (profiler::is_recording()) [[unlikely]] {
         annotation.emplace(profiler::copy_name, fmt::format("Timer block: {} ({} call{})", task.title(), number, number == 1 ? "" : "s"));
     }
+    return counted_block(number, counters);
+}
+
+void Timer::Run::calibrate(detail::CounterGroup* counters) {
+    if (counters != nullptr) counters->calibrate([&] { counted_block(0, nullptr); });
+}
+
+Timer::Run::BlockTime Timer::Run::counted_block(std::int64_t number, detail::CounterGroup* counters) {
     if (counters != nullptr) counters->start();
     const double cpu_start = process_cpu_seconds();
     double wall = 0.0;
@@ -193,6 +209,7 @@ Measurement Timer::measure(Run& run, std::int64_t number, StopRule rule, const B
     if (options_.cache == Cache::cold) rule.count_wall_time();
     std::vector<double> cpu_times;
     BlockCounts counts(options_.counters);
+    run.calibrate(counts.group());
     do {
         const Run::BlockTime block = run.timed_block(number, task_spec_, counts.group());
         cpu_times.push_back(block.cpu);
@@ -221,6 +238,7 @@ Measurement Timer::timeit(std::int64_t number) {
     if (number < 1) throw std::invalid_argument(fmt::format("timeit: number must be >= 1, got {}", number));
     Run run(options_, global_setup_done_, in_use_.flag);
     BlockCounts counts(options_.counters);
+    run.calibrate(counts.group());
     if (options_.cache == Cache::cold) {
         std::vector<double> wall, cpu;
         for (std::int64_t k = 0; k < number; ++k) {

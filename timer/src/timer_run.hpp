@@ -34,6 +34,9 @@ public:
     // with `counters` read just outside the clocks when given. While a profile records,
     // the block is a user annotation named after `task`.
     BlockTime timed_block(std::int64_t number, const TaskSpec& task, detail::CounterGroup* counters = nullptr);
+    // Has `counters` (when given) measure what they count of a block's own frame (the
+    // clock reads around zero calls) and subtract it from every block after.
+    void calibrate(detail::CounterGroup* counters);
     // The setup statement alone.
     void setup();
     // `number` calls with no clock, then the device synchronised (so a profile window or
@@ -43,6 +46,9 @@ public:
     double elapsed() const;
 
 private:
+    // timed_block's counted part: counters, clocks, `number` calls, clocks, counters.
+    BlockTime counted_block(std::int64_t number, detail::CounterGroup* counters);
+
     // Holds the Timer's in-use flag for the Run's lifetime (first, so nothing runs unheld).
     struct Hold {
         explicit Hold(std::atomic<bool>& flag);

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "vitals/cpu_caches.hpp"
 #include "vitals/work_per_call.hpp"
 
 namespace vitals::machine {
@@ -23,16 +24,8 @@ struct CacheLevel {
     int cores_sharing = 1;
 };
 
-// A cache of core 0 as /sys describes it.
-struct CacheInfo {
-    std::string type;  // "Data", "Instruction" or "Unified"
-    int level = 0;
-    std::int64_t bytes = 0;
-    int cores_sharing = 1;
-};
-// Every cache of core 0, instruction caches included, in /sys's order (what a results
-// file's context lists); empty where /sys does not say.
-std::vector<CacheInfo> core0_caches();
+using vitals::CacheInfo;
+using vitals::core0_caches;
 
 // What this machine is, as the cached figures are keyed by.
 struct Identity {
@@ -123,7 +116,11 @@ std::optional<Limits> load_cached(const Identity& identity, const Warn& warn = {
 // Stores the figures in the cache; where that is not possible, says why through `warn`
 // and stores nothing. Never throws for the cache's sake.
 void store_cached(const Limits& limits, const Warn& warn = {});
-// Measured now when `refresh` or nothing is cached, then cached; else from the cache.
+// When `cached` was measured under load and the machine is quiet now: the note that says
+// so, and the figures are to be measured again; nullopt: the cached figures stand.
+std::optional<std::string> measure_again_now(const Limits& cached);
+// Measured now when `refresh`, nothing is cached or measure_again_now says so, then
+// cached; else from the cache.
 // Problems with the cache are warnings, never errors: fresh figures are always returned.
 Limits limits(bool refresh = false, const Progress& progress = {}, const Warn& warn = {});
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vitals/machine_check.hpp"
 #include "vitals/measurement.hpp"
 
 namespace vitals {
@@ -76,6 +77,9 @@ struct RunContext {
     // The measuring processes' address-space layout: "on" (randomised), "off (...)" with
     // why; empty: not recorded.
     std::string aslr;
+    // What would disturb the results (vitals doctor's findings), taken before the first
+    // case so that the run's own load is not in it; nullopt: taken when the file is written.
+    std::optional<std::vector<machine::Finding>> machine_check;
 };
 
 // The unit of a results file's times, Google Benchmark's `time_unit`.

@@ -31,7 +31,13 @@ public:
             cache_failed = true;
         };
         const machine::Identity id = machine::identify();
-        const std::optional<machine::Limits> cached = refresh_ ? std::nullopt : machine::load_cached(id, warn);
+        std::optional<machine::Limits> cached = refresh_ ? std::nullopt : machine::load_cached(id, warn);
+        if (cached) {
+            if (const std::optional<std::string> again = machine::measure_again_now(*cached)) {
+                fmt::print(stderr, "vitals: note: {}\n", *again);
+                cached.reset();
+            }
+        }
         machine::Limits limits;
         if (cached) {
             limits = *cached;

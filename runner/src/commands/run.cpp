@@ -196,6 +196,7 @@ public:
         if (!worker) run.trace_dir = recorded_trace_dir;
         if (processes_ > 1 && !no_aslr_) randomise_children();  // each worker a layout of its own
         run.aslr = aslr_state();  // of the processes that measure
+        run.machine_check = machine::check_machine({.sample_seconds = 0});
         std::vector<CaseResult> results;
         bool interrupted = false, lost_process = false;
         {
@@ -242,7 +243,7 @@ public:
         if (baseline_ && !worker && !interrupted) compare_with_baseline(results);
         if (junit) write_junit(interrupted ? junit->tagged("partial") : *junit, results, context);
         if (!worker && std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return r.measurement.has_value(); })) {
-            note_machine_disturbances(results);
+            note_machine_disturbances(*run.machine_check, results);
         }
         if (!worker) print_report(registry, results, interrupted, lost_process);
         finish(results, interrupted, lost_process);

@@ -47,18 +47,18 @@ public:
             return;
         }
         output_ = json_.prepare({});  // before measuring
+        RunContext run{.machine_check = machine::check_machine({.sample_seconds = 0})};
         CaseResult result = run_case(c, measure_);
         if (instructions_ && result.measurement) {
-            print_with_instructions(context, c, std::move(result), count_number);
+            print_with_instructions(context, c, std::move(result), count_number, run);
             return;
         }
         // Results first, the roofline's machine and the printing after: neither can lose them.
-        RunContext run;
         if (output_) output_->write(results_to_json({result}, context.executable, run, layout_.layout()));
         if (!result.skipped.empty()) fmt::print("{}: skipped: {}\n", c.name, result.skipped);
         if (result.measurement) {
             fmt::print("{}\n", result.measurement->to_string());
-            note_machine_disturbances(std::span<const CaseResult>(&result, 1));
+            note_machine_disturbances(*run.machine_check, std::span<const CaseResult>(&result, 1));
             if (roofline_) {
                 machine::Limits limits;
                 try {
@@ -85,7 +85,8 @@ public:
     }
 
 private:
-    void print_with_instructions(const CommandContext& context, const Case& c, CaseResult result, std::int64_t number) {
+    void print_with_instructions(const CommandContext& context, const Case& c, CaseResult result, std::int64_t number,
+                                 const RunContext& run) {
         std::string source;
         try {
             Timer timer = c.timer();
@@ -102,8 +103,9 @@ private:
         if (output_) {
             CaseResult for_json = run_case(c, measure_);  // the timing again, now with the counter attached
             for_json.instructions = result.instructions;
-            output_->write(results_to_json({for_json}, context.executable, {}, layout_.layout()));
+            output_->write(results_to_json({for_json}, context.executable, run, layout_.layout()));
         }
+        note_machine_disturbances(*run.machine_check, std::span<const CaseResult>(&result, 1));
     }
 
     std::string name_;
