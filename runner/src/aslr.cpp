@@ -23,7 +23,7 @@ bool personality_fixes_layout() {
 }  // namespace
 
 std::string aslr_state() {
-    if (personality_fixes_layout()) return "off (--no-aslr)";
+    if (personality_fixes_layout()) return "off (--no-aslr or setarch -R)";
     std::ifstream in("/proc/sys/kernel/randomize_va_space");
     int level = -1;
     if (in >> level && level == 0) return "off (kernel.randomize_va_space = 0)";

@@ -9,7 +9,7 @@
 namespace vitals::cli {
 
 // This process's layout as a results file records it (`vitals_aslr`): "on",
-// "off (--no-aslr)" (the ADDR_NO_RANDOMIZE personality, --no-aslr or `setarch -R`), or
+// "off (--no-aslr or setarch -R)" (the ADDR_NO_RANDOMIZE personality), or
 // "off (kernel.randomize_va_space = 0)".
 std::string aslr_state();
 
