@@ -293,6 +293,42 @@ TEST(Runner, UnlabeledCasesAreNeverMergedInTheTables) {
     ASSERT_TRUE(std::regex_search(r.out, m, long_row)) << r.out;
 }
 
+// A case that names its own counters (TimerOptions::counters) keeps them unless --counters
+// is given; a case that names none reads all that the kernel allows.
+TEST(Runner, ACaseKeepsItsOwnCountersUnlessTheFlagChooses) {
+    const fs::path json = fs::temp_directory_path() / ("vitals-own-counters-" + std::to_string(::getpid()) + ".json");
+    using Names = std::set<std::string>;
+    const auto counters_of = [&](const std::string& flags) {
+        const CommandResult r = run("vitals_own_counters_bench", "run --min-run-time 0.01 --json " + json.string() + flags);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        std::map<std::string, Names> out;  // case -> its counters, read or refused
+        std::ifstream in(json);
+        const nlohmann::json doc = nlohmann::json::parse(in);
+        for (const nlohmann::json& b : doc.at("benchmarks")) {
+            if (b.value("aggregate_name", "") != "median") continue;
+            Names& names = out[b.at("run_name").get<std::string>()];
+            const nlohmann::json read = b.value("vitals_counters_per_call", nlohmann::json::object());
+            const nlohmann::json refused = b.value("vitals_counters_unavailable", nlohmann::json::array());
+            for (const auto& [name, value] : read.items()) names.insert(name);
+            for (const nlohmann::json& why : refused) {
+                names.insert(why.get<std::string>().substr(0, why.get<std::string>().find(':')));
+            }
+        }
+        return out;
+    };
+    std::map<std::string, Names> got = counters_of("");
+    EXPECT_EQ(got["counted/sqrt"], Names({"page-faults"}));
+    EXPECT_EQ(got["plain/sqrt"], Names({"task-clock", "context-switches", "cpu-migrations", "page-faults", "cycles", "instructions",
+                                        "branches", "branch-misses", "cache-references", "cache-misses"}));
+    got = counters_of(" --counters task-clock");
+    EXPECT_EQ(got["counted/sqrt"], Names({"task-clock"}));
+    EXPECT_EQ(got["plain/sqrt"], Names({"task-clock"}));
+    got = counters_of(" --counters none");
+    EXPECT_EQ(got["counted/sqrt"], Names());
+    EXPECT_EQ(got["plain/sqrt"], Names());
+    fs::remove(json);
+}
+
 // A family whose factory throws SkipCase is a skipped family, not an abort before main.
 TEST(Runner, AFamilyThatCannotRunHereIsSkippedNotFatal) {
     const CommandResult list = run("vitals_skipped_family_bench", "list");

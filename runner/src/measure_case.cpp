@@ -51,7 +51,7 @@ CaseResult run_case(const Case& c, const MeasureOptions& o, double timeout_secon
     try {
         Timer timer = c.timer();
         if (o.cold) timer.set_cache(Cache::cold);
-        timer.set_counters(parse_counter_list(o.counters));
+        if (o.counters || timer.counters().empty()) timer.set_counters(parse_counter_list(o.counters.value_or("default")));
         result.measurement = measure(timer, o, timeout_seconds);
     } catch (const TimedOut& e) {
         result.error = fmt::format("case '{}' {}", c.name, e.what());

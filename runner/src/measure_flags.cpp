@@ -41,7 +41,8 @@ void MeasureOptions::declare(CLI::App& app) {
     for (const CounterInfo& c : known_counters()) known += fmt::format("{}{}", known.empty() ? "" : ", ", c.name);
     declared_.push_back(app.add_option("--counters", counters,
                                        fmt::format("Counters read around every block: 'default' (all that the kernel "
-                                                   "allows), 'none', or a comma list of: {}",
+                                                   "allows), 'none', or a comma list of: {} (not given: the case's own, "
+                                                   "else 'default')",
                                                    known))
                             ->check([](const std::string& value) -> std::string {
                                 try {

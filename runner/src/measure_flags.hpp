@@ -23,7 +23,9 @@ struct MeasureOptions {
     std::optional<double> precision;  // adaptive, until the median's 95% interval is within +/- this
     std::optional<std::int64_t> number;  // a single timeit(number) block (timeit --number)
     bool cold = false;                   // Cache::cold: the caches evicted before every call
-    std::string counters = "default";    // --counters: read around every block (parse_counter_list)
+    // --counters: read around every block (parse_counter_list); not given, a case keeps
+    // the counters its Timer names, and one that names none reads "default".
+    std::optional<std::string> counters;
 
     // Declares --min-run-time, --adaptive, --threshold, --precision, --max-run-time, --cold, --counters.
     void declare(CLI::App& app);

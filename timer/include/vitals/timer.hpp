@@ -142,6 +142,7 @@ public:
     // The counters read around every timed block (see TimerOptions::counters); throws
     // std::invalid_argument for a name <vitals/counters.hpp> does not know.
     void set_counters(std::vector<std::string> names);
+    const std::vector<std::string>& counters() const { return options_.counters; }
     // True when blocks are timed on a CUDA stream (device work).
     bool times_device() const { return options_.cuda_stream.has_value(); }
 
