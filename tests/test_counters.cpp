@@ -91,17 +91,43 @@ TEST(Counters, OneValuePerBlockOrTheMeasurementRefusesThem) {
     const vitals::Measurement m(1, {1e-6, 2e-6}, {});
     EXPECT_THROW((void)m.with_counters({{"cycles"}, {{1, 2, 3}}, {}}), std::invalid_argument);
     EXPECT_THROW((void)m.with_counters({{"cycles", "instructions"}, {{1, 2}}, {}}), std::invalid_argument);
-    // Merged measurements keep the counts, block for block, when they read the same
-    // counters: per call, as the merged times are (blocks of 1, 10 and 4 calls here).
+    // Merged measurements keep the counts, block for block, as read, with each block's
+    // calls beside them (blocks of 1, 10 and 4 calls here): the times are per call.
     const vitals::Measurement a = m.with_counters({{"page-faults"}, {{1, 2}}, {}});
     const vitals::Measurement b = vitals::Measurement(10, {3e-5}, {}).with_counters({{"page-faults"}, {{70}}, {}});
     const vitals::Measurement c = vitals::Measurement(4, {8e-6}, {}).with_counters({{"page-faults"}, {{2}}, {}});
     const std::vector<vitals::Measurement> merged = vitals::Measurement::merge(std::vector{a, b, c});
     ASSERT_EQ(merged.size(), 1u);
     EXPECT_EQ(merged[0].number_per_run(), 1);
-    EXPECT_EQ(*merged[0].counters().find("page-faults"), (std::vector<double>{1, 2, 7, 0.5}));
-    const std::vector<vitals::Measurement> mixed = vitals::Measurement::merge(std::vector{a, vitals::Measurement(1, {3e-6}, {})});
-    EXPECT_TRUE(mixed[0].counters().empty());
+    EXPECT_EQ(*merged[0].counters().find("page-faults"), (std::vector<double>{1, 2, 70, 2}));
+    EXPECT_EQ(merged[0].counters().block_calls, (std::vector<double>{1, 1, 10, 4}));
+    EXPECT_THROW((void)m.with_counters({{"page-faults"}, {{1, 2}}, {}, {1, 2, 3}}), std::invalid_argument);
+    // Measurements that read different counters join every counter, with no value (NaN)
+    // in the blocks of those that did not read it, and every reason a counter was refused.
+    const vitals::Measurement other = vitals::Measurement(1, {3e-6}, {}).with_counters(
+        {{"context-switches"}, {{0}}, {"cycles: no PMU in this virtual machine"}});
+    const std::vector<vitals::Measurement> mixed = vitals::Measurement::merge(std::vector{a, other, vitals::Measurement(1, {4e-6}, {})});
+    ASSERT_EQ(mixed[0].counters().names, (std::vector<std::string>{"page-faults", "context-switches"}));
+    const std::vector<double>& faults = *mixed[0].counters().find("page-faults");
+    ASSERT_EQ(faults.size(), 4u);
+    EXPECT_EQ(faults[1], 2);
+    EXPECT_TRUE(std::isnan(faults[2]) && std::isnan(faults[3]));
+    const std::vector<double>& switches = *mixed[0].counters().find("context-switches");
+    EXPECT_TRUE(std::isnan(switches[0]) && std::isnan(switches[1]));
+    EXPECT_EQ(switches[2], 0);
+    EXPECT_EQ(mixed[0].counters().unavailable, (std::vector<std::string>{"cycles: no PMU in this virtual machine"}));
+}
+
+// A context switch in a merged block of many calls still marks the block disturbed: the
+// judgment is on the block's counts, not per call.
+TEST(Counters, MergedBlocksOfManyCallsAreJudgedOnTheirCounts) {
+    const vitals::Measurement a = vitals::Measurement(1000, {1e-3, 2e-3}, {}).with_counters(
+        {{"context-switches", "cpu-migrations"}, {{1, 0}, {0, 0}}, {}});
+    const vitals::Measurement b = vitals::Measurement(500, {1e-3}, {}).with_counters({{"context-switches", "cpu-migrations"}, {{0}, {1}}, {}});
+    const std::optional<vitals::Disturbance> d = vitals::Measurement::merge(std::vector{a, b})[0].disturbance();
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(d->blocks, 2u);
+    EXPECT_EQ(d->of, 3u);
 }
 
 TEST(Counters, PagesFirstTouchedAreCountedPerBlock) {

@@ -350,14 +350,26 @@ TEST(ResultsJson, CountersPerBlockAreWrittenAndReadBack) {
     // blocks of 10 calls in each process, so 10, 20, 30 and 40 cycles a call.
     const TaskSpec task{.stmt = "s"};
     CaseResult across{"p", std::nullopt, "", ""};
+    // The second process sized its blocks at 20 calls: still 30 and 40 cycles a call.
     across.per_process = {Measurement(10, {1e-3, 2e-3}, task).with_counters({{"cycles"}, {{100, 200}}, {}}),
-                          Measurement(10, {3e-3, 4e-3}, task).with_counters({{"cycles"}, {{300, 400}}, {}})};
+                          Measurement(20, {6e-3, 8e-3}, task).with_counters({{"cycles"}, {{600, 800}}, {}})};
     across.measurement = Measurement::merge(across.per_process).at(0);
-    for (const json& b : json::parse(vitals::results_to_json({across}, "bench")).at("benchmarks")) {
-        if (b.value("aggregate_name", "") == "median") {
-            EXPECT_DOUBLE_EQ(b.at("vitals_counters_per_call").at("cycles").get<double>(), 25.0) << b.dump();
+    const std::string across_text = vitals::results_to_json({across}, "bench");
+    const auto median_cycles = [](const std::string& text) {
+        const json doc = json::parse(text);
+        for (const json& b : doc.at("benchmarks")) {
+            if (b.value("aggregate_name", "") == "median") return b.at("vitals_counters_per_call").at("cycles").get<double>();
         }
-    }
+        return -1.0;
+    };
+    EXPECT_DOUBLE_EQ(median_cycles(across_text), 25.0);
+    // Read back, the blocks keep their own sizes: the same times and counts per call.
+    const std::string across_path = testing::TempDir() + "/across.json";
+    std::ofstream(across_path) << across_text;
+    const std::vector<CaseResult> across_back = vitals::read_case_results(across_path);
+    ASSERT_TRUE(across_back.at(0).measurement.has_value());
+    EXPECT_EQ(across_back[0].measurement->times(), across.measurement->times());
+    EXPECT_DOUBLE_EQ(median_cycles(vitals::results_to_json(across_back, "bench")), 25.0);
 
     const std::string path = testing::TempDir() + "/counters.json";
     std::ofstream(path) << doc.dump();

@@ -132,10 +132,11 @@ void smt(const CheckOptions& o, const std::vector<int>& cpus, std::vector<Findin
                    "with taskset -c"});
 }
 
-// Takes `cpu` away from the scheduler (from the next boot) and runs the benchmark there.
+// Takes `cpu` away from the scheduler from the next boot (once: a second run finds
+// isolcpus there and changes nothing).
 std::string isolation_fix(int cpu) {
-    return fmt::format("sudo sed -i 's/^GRUB_CMDLINE_LINUX=\"/&isolcpus={0} nohz_full={0} rcu_nocbs={0} /' /etc/default/grub "
-                       "&& sudo update-grub && sudo reboot; then run with taskset -c {0}",
+    return fmt::format("grep -q isolcpus= /etc/default/grub || {{ sudo sed -i 's/^GRUB_CMDLINE_LINUX=\"/&isolcpus={0} "
+                       "nohz_full={0} rcu_nocbs={0} /' /etc/default/grub && sudo update-grub && sudo reboot; }}",
                        cpu);
 }
 
@@ -150,7 +151,10 @@ void isolation(const CheckOptions& o, const std::vector<int>& cpus, std::vector<
         return;
     }
     out.push_back({"isolated CPUs", isolated.empty() ? "none" : fmt::format("not the benchmark's ({})", cpu_list_text(isolated)),
-                   Verdict::note, "the scheduler may put other work on the benchmark's CPUs",
+                   Verdict::note,
+                   fmt::format("the scheduler may put other work on the benchmark's CPUs; once CPU {0} is isolated, run "
+                               "the benchmark there with taskset -c {0}",
+                               cpus.empty() ? 0 : cpus.back()),
                    isolation_fix(cpus.empty() ? 0 : cpus.back())});
 }
 
@@ -237,9 +241,11 @@ void load(const CheckOptions& o, std::size_t benchmark_cpus, std::vector<Finding
     const std::size_t cpus = online.empty() ? benchmark_cpus : online.size();
     const std::string state = fmt::format("{:.2f} over the last minute ({} CPU{})", one_minute, cpus, cpus == 1 ? "" : "s");
     if (one_minute > 0.5 * static_cast<double>(cpus)) {
-        out.push_back({"load", state, Verdict::warn, "other work competes with the benchmark for the CPUs",
-                       fmt::format("top -o %CPU shows what runs; measure once uptime's first figure is below {:g}",
-                                   0.5 * static_cast<double>(cpus))});
+        out.push_back({"load", state, Verdict::warn,
+                       fmt::format("other work competes with the benchmark for the CPUs; measure once the load is below {:g} "
+                                   "(the fix shows what runs)",
+                                   0.5 * static_cast<double>(cpus)),
+                       "top -o %CPU"});
     } else {
         out.push_back({"load", state, Verdict::ok, "", ""});
     }

@@ -8,6 +8,8 @@
 
 namespace vitals::machine {
 
+std::vector<CacheInfo> core0_caches() { return vitals::core0_caches(); }
+
 Identity identify() {
     Identity id;
     char host[256] = {};

@@ -143,11 +143,11 @@ void add_counter_summary(json& entry, const Measurement& m) {
     const BlockCounters& counters = m.counters();
     if (counters.empty() && counters.unavailable.empty()) return;
     json per_call = json::object();
-    const auto number = static_cast<double>(m.number_per_run());
     for (std::size_t c = 0; c < counters.names.size(); ++c) {
         std::vector<double> known;
-        for (double v : counters.values[c]) {
-            if (std::isfinite(v)) known.push_back(v / number);
+        for (std::size_t b = 0; b < counters.values[c].size(); ++b) {
+            const double v = counters.values[c][b];
+            if (std::isfinite(v)) known.push_back(v / counters.calls_in(b, m.number_per_run()));
         }
         per_call[counters.names[c]] = known.empty() ? json(nullptr) : json(stats::median(known));
     }

@@ -344,6 +344,7 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
         TaskSpec task;
         BlockCounters counters;
         bool counters_whole = true;  // every block has the same counters
+        std::vector<double> calls;   // each block's iterations (processes may differ in it)
     };
     std::vector<Blocks> cases;
     // A block's vitals_counters, in the order the first block of the case gave them.
@@ -410,6 +411,7 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
                 throw_wrong_type(path, b.where("iterations"), "a whole number >= 1", *iterations);
             }
             c.number_per_run = *number;
+            c.calls.push_back(static_cast<double>(*number));
             const std::optional<element> threads_field = b.get("num_threads");
             const std::optional<int> threads = threads_field ? whole_number<int>(*threads_field) : std::optional<int>(1);
             if (!threads || *threads < 1) {
@@ -434,11 +436,21 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
                 out.push_back(std::move(c.result));
                 continue;
             }
-            Measurement m(c.number_per_run, std::move(c.raw), std::move(c.task), std::move(c.cpu));
             if (!c.counters_whole) {
                 c.counters.names.clear();
                 c.counters.values.clear();
             }
+            // Blocks of different sizes (processes that sized theirs apart): times per
+            // call, and counts as read with each block's calls beside them, as a merge has.
+            if (std::any_of(c.calls.begin(), c.calls.end(), [&](double n) { return n != c.calls.front(); })) {
+                for (std::size_t b = 0; b < c.raw.size(); ++b) {
+                    c.raw[b] /= c.calls[b];
+                    c.cpu[b] /= c.calls[b];
+                }
+                c.number_per_run = 1;
+                if (!c.counters.names.empty()) c.counters.block_calls = c.calls;
+            }
+            Measurement m(c.number_per_run, std::move(c.raw), std::move(c.task), std::move(c.cpu));
             c.result.measurement.emplace(c.counters.empty() && c.counters.unavailable.empty() ? std::move(m)
                                                                                              : m.with_counters(std::move(c.counters)));
             out.push_back(std::move(c.result));

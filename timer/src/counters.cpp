@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -223,7 +224,16 @@ void CounterGroup::calibrate(const std::function<void()>& frame) {
         for (std::size_t c = 0; c < change.size(); ++c) costs[c].push_back(std::isfinite(change[c]) ? change[c] : 0.0);
     }
     for (std::size_t c = 0; c < costs.size(); ++c) reading_cost_[c] = stats::median(costs[c]);
-    if (std::find(counted.begin(), counted.end(), false) != counted.end()) {
+    // A group that multiplexing rotated out runs again within a few of its intervals (a
+    // millisecond or a few): only one that has not run at all after 20 ms is dropped.
+    const auto all_counted = [&] { return std::find(counted.begin(), counted.end(), false) == counted.end(); };
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    while (!all_counted() && std::chrono::steady_clock::now() < until) {
+        for (std::size_t k = 0; k < groups_.size(); ++k) {
+            if (!counted[k] && read_group(groups_[k]).running > 0) counted[k] = true;
+        }
+    }
+    if (!all_counted()) {
         drop_groups_never_counted(counted);
         calibrate(frame);
     }
@@ -235,8 +245,9 @@ void CounterGroup::drop_groups_never_counted(const std::vector<bool>& counted) {
         if (counted[k]) continue;
         for (std::size_t slot : groups_[k].slot) {
             dropped[slot] = true;
-            unavailable_.push_back(fmt::format("{}: the PMU never had room for its group (another program, or the NMI "
-                                               "watchdog, holds counters: `sudo sysctl kernel.nmi_watchdog=0`)",
+            unavailable_.push_back(fmt::format("{}: its group never counted in 20 ms (the PMU had no room for it: another "
+                                               "program, or the NMI watchdog, holds counters, `sudo sysctl "
+                                               "kernel.nmi_watchdog=0`; or this core lacks the event)",
                                                names_[slot]));
         }
         for (auto it = groups_[k].fds.rbegin(); it != groups_[k].fds.rend(); ++it) ::close(*it);

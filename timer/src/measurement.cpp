@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <ostream>
 #include <stdexcept>
@@ -163,6 +164,10 @@ Measurement Measurement::with_counters(BlockCounters counters) const {
                                                     counters.names[c], counters.values[c].size(), raw_times_.size()));
         }
     }
+    if (!counters.block_calls.empty() && counters.block_calls.size() != raw_times_.size()) {
+        throw std::invalid_argument(fmt::format("Measurement: {} block call counts for {} blocks; give one per block",
+                                                counters.block_calls.size(), raw_times_.size()));
+    }
     Measurement out = *this;
     out.counters_ = std::move(counters);
     return out;
@@ -211,8 +216,7 @@ std::vector<Measurement> Measurement::merge(std::span<const Measurement> measure
         TaskSpec task;
         std::vector<double> times, cpu_times;
         bool all_have_cpu = true;
-        BlockCounters counters;
-        bool counters_agree = true;  // every measurement read the same counters
+        BlockCounters counters;  // every counter any measurement read; NaN in the blocks of those that did not
     };
     std::vector<Group> groups;
     for (const Measurement& m : measurements) {
@@ -220,18 +224,31 @@ std::vector<Measurement> Measurement::merge(std::span<const Measurement> measure
         for (Group& g : groups) {
             if (g.task == m.task_spec()) group = &g;
         }
-        if (group == nullptr) {
-            group = &groups.emplace_back(Group{m.task_spec(), {}, {}, true, {}, true});
-            group->counters.names = m.counters().names;
-            group->counters.values.resize(m.counters().names.size());
-            group->counters.unavailable = m.counters().unavailable;
+        if (group == nullptr) group = &groups.emplace_back(Group{m.task_spec(), {}, {}, true, {}});
+        BlockCounters& joined = group->counters;
+        const std::size_t blocks_before = group->times.size();
+        const std::size_t blocks = m.raw_times().size();
+        for (const std::string& name : m.counters().names) {
+            if (joined.find(name) != nullptr) continue;
+            joined.names.push_back(name);
+            joined.values.emplace_back(blocks_before, std::numeric_limits<double>::quiet_NaN());
         }
-        if (m.counters().names != group->counters.names) group->counters_agree = false;
-        // number_per_run may differ between measurements, so join per-call counts and times.
-        const auto calls = static_cast<double>(m.number_per_run());
-        for (std::size_t c = 0; group->counters_agree && c < m.counters().values.size(); ++c) {
-            for (double v : m.counters().values[c]) group->counters.values[c].push_back(v / calls);
+        for (std::size_t c = 0; c < joined.names.size(); ++c) {
+            const std::vector<double>* v = m.counters().find(joined.names[c]);
+            if (v != nullptr) {
+                joined.values[c].insert(joined.values[c].end(), v->begin(), v->end());
+            } else {
+                joined.values[c].resize(blocks_before + blocks, std::numeric_limits<double>::quiet_NaN());
+            }
         }
+        for (const std::string& why : m.counters().unavailable) {
+            if (std::find(joined.unavailable.begin(), joined.unavailable.end(), why) == joined.unavailable.end()) {
+                joined.unavailable.push_back(why);
+            }
+        }
+        // number_per_run may differ between measurements: times are joined per call, and
+        // counts as read, with each block's calls beside them.
+        joined.block_calls.resize(blocks_before + blocks, static_cast<double>(m.number_per_run()));
         const std::vector<double> t = m.times();
         group->times.insert(group->times.end(), t.begin(), t.end());
         if (m.raw_cpu_times().empty()) {
@@ -245,7 +262,8 @@ std::vector<Measurement> Measurement::merge(std::span<const Measurement> measure
     out.reserve(groups.size());
     for (Group& g : groups) {
         Measurement merged(1, std::move(g.times), std::move(g.task), g.all_have_cpu ? std::move(g.cpu_times) : std::vector<double>{});
-        out.push_back(g.counters_agree && !g.counters.empty() ? merged.with_counters(std::move(g.counters)) : std::move(merged));
+        const bool counted = !g.counters.empty() || !g.counters.unavailable.empty();
+        out.push_back(counted ? merged.with_counters(std::move(g.counters)) : std::move(merged));
     }
     return out;
 }

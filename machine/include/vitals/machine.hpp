@@ -25,7 +25,8 @@ struct CacheLevel {
 };
 
 using vitals::CacheInfo;
-using vitals::core0_caches;
+// vitals::core0_caches(), under the name this part has always given it.
+std::vector<CacheInfo> core0_caches();
 
 // What this machine is, as the cached figures are keyed by.
 struct Identity {

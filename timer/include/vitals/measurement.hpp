@@ -53,10 +53,17 @@ struct BlockCounters {
     std::vector<std::vector<double>> values;  // values[c][b]: counter names[c] over block b
     // Counters asked for that the kernel refused, each "name: why".
     std::vector<std::string> unavailable;
+    // The calls in each block, where blocks differ in it (measurements of several
+    // processes, merged); empty: the Measurement's number_per_run, every block.
+    std::vector<double> block_calls;
 
     bool empty() const { return names.empty(); }
     // The counter's values per block; nullptr when it was not read.
     const std::vector<double>* find(std::string_view name) const;
+    // The calls in block b, for a Measurement of `number_per_run` calls a block.
+    double calls_in(std::size_t b, std::int64_t number_per_run) const {
+        return block_calls.empty() ? static_cast<double>(number_per_run) : block_calls[b];
+    }
 };
 
 // Blocks in which the process lost its core: a context switch or a CPU migration.
