@@ -1,17 +1,16 @@
-// Results files read back: ours and Google Benchmark's, merged shards, and the
-// measurements of run --processes workers. Each file is walked entry by entry
+// Results files read back: ours and Google Benchmark's, and the measurements of run
+// --processes workers (merge lives in results_merge.cpp). Each file is walked entry by entry
 // (results_document.hpp): memory is the file's size plus one entry.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_map>
 
+#include "entry_fields.hpp"
 #include "json_document.hpp"
 #include "results_document.hpp"
 #include "vitals/results.hpp"
@@ -19,112 +18,6 @@
 
 namespace vitals {
 namespace {
-
-using simdjson::dom::element;
-using simdjson::dom::element_type;
-
-double seconds_per_unit(std::string_view unit, const std::string& path) {
-    if (unit == "ns") return 1e-9;
-    if (unit == "us") return 1e-6;
-    if (unit == "ms") return 1e-3;
-    if (unit == "s") return 1.0;
-    throw ResultsFileError(fmt::format("'{}' uses an unknown time_unit '{}' (expected ns, us, ms or s)", path, unit));
-}
-
-bool is_number(element e) {
-    const element_type t = e.type();
-    return t == element_type::INT64 || t == element_type::UINT64 || t == element_type::DOUBLE;
-}
-
-// The value as Int when it is a whole number in Int's range (an integer, or a float with no
-// fraction); nullopt otherwise.
-template <class Int>
-std::optional<Int> whole_number(element e) {
-    constexpr auto low = static_cast<long double>(std::numeric_limits<Int>::min());
-    constexpr auto high = static_cast<long double>(std::numeric_limits<Int>::max());
-    long double v = 0;
-    switch (e.type()) {
-        case element_type::UINT64: v = static_cast<long double>(std::uint64_t(e)); break;
-        case element_type::INT64: v = static_cast<long double>(std::int64_t(e)); break;
-        case element_type::DOUBLE: {
-            const double d = double(e);
-            if (!std::isfinite(d) || d != std::trunc(d)) return std::nullopt;
-            v = d;
-            break;
-        }
-        default: return std::nullopt;
-    }
-    if (v < low || v > high) return std::nullopt;
-    return static_cast<Int>(v);
-}
-
-// The members of one object of a results file that the readers use, found in one pass
-// (a later duplicate wins, as in a whole-document parser); `where` names it in errors.
-class Fields {
-public:
-    // `owner` ("case 'a'") and `prefix` ("vitals_work.") name a member in errors:
-    // "case 'a': vitals_work.bytes is -5; expected ...".
-    Fields(element object, const std::string& path, std::string owner, std::string prefix = "")
-        : path_(path), owner_(std::move(owner)), prefix_(std::move(prefix)) {
-        if (object.type() != element_type::OBJECT) {
-            throw_wrong_type(path_, prefix_.empty() ? owner_ : where(prefix_.substr(0, prefix_.size() - 1)), "an object", object);
-        }
-        for (const auto [key, value] : simdjson::dom::object(object)) members_.emplace_back(key, value);
-    }
-
-    std::optional<element> get(std::string_view key) const {
-        const auto found = std::find_if(members_.rbegin(), members_.rend(), [&](const auto& m) { return m.first == key; });
-        return found == members_.rend() ? std::nullopt : std::optional<element>(found->second);
-    }
-    bool has(std::string_view key) const { return get(key).has_value(); }
-
-    std::string_view text(std::string_view key, std::string_view fallback = "") const {
-        const std::optional<element> e = get(key);
-        if (!e) return fallback;
-        if (e->type() != element_type::STRING) throw_wrong_type(path_, where(key), "a string", *e);
-        return std::string_view(*e);
-    }
-    bool flag(std::string_view key) const {
-        const std::optional<element> e = get(key);
-        if (!e) return false;
-        if (e->type() != element_type::BOOL) throw_wrong_type(path_, where(key), "true or false", *e);
-        return bool(*e);
-    }
-    // A number from an outside file: finite and >= 0 (absent: `fallback`, or an error).
-    double non_negative(std::string_view key, std::optional<double> fallback = std::nullopt) const {
-        const std::optional<element> e = get(key);
-        if (!e && fallback) return *fallback;
-        if (!e || !is_number(*e) || !std::isfinite(double(*e)) || double(*e) < 0) {
-            if (!e) throw ResultsFileError(fmt::format("'{}': {} is missing; expected a finite number >= 0", path_, where(key)));
-            throw_wrong_type(path_, where(key), "a finite number >= 0", *e);
-        }
-        return double(*e);
-    }
-    std::optional<double> optional_number(std::string_view key) const {
-        const std::optional<element> e = get(key);
-        return e && is_number(*e) ? std::optional<double>(double(*e)) : std::nullopt;
-    }
-    std::string where(std::string_view key) const { return fmt::format("{}: {}{}", owner_, prefix_, key); }
-    void name_owner(std::string owner) { owner_ = std::move(owner); }
-
-private:
-    // Some twenty members: a search from the back is quicker than any map's upkeep.
-    std::vector<std::pair<std::string_view, element>> members_;
-    const std::string& path_;
-    std::string owner_, prefix_;
-};
-
-// The case an entry belongs to: its run_name, else its name (a non-empty string).
-std::string_view entry_name(const Fields& f, const std::string& path, std::size_t index) {
-    const std::optional<element> name = f.has("run_name") ? f.get("run_name") : f.get("name");
-    if (!name || name->type() != element_type::STRING) {
-        throw ResultsFileError(fmt::format("'{}': benchmark entry {} has no name (a string); expected Google Benchmark's "
-                                           "layout, as --json and --benchmark_out write it",
-                                           path, index));
-    }
-    if (std::string_view(*name).empty()) throw ResultsFileError(fmt::format("'{}': a benchmark entry has an empty name", path));
-    return std::string_view(*name);
-}
 
 WorkPerCall read_work(element w, const std::string& path, std::string_view name) {
     const Fields f(w, path, fmt::format("case '{}'", name), "vitals_work.");
@@ -267,35 +160,6 @@ ResultsFile parse_padded(std::string_view text, const std::string& path) {
         c.not_measured.clear();
     }
     return file;
-}
-
-// Where the value of `key`, a member of the (valid) object `object` itself, lies in its
-// text: offset and length; nullopt when the object has no such member.
-std::optional<std::pair<std::size_t, std::size_t>> member_value_span(std::string_view object, std::string_view key) {
-    int depth = 0;
-    for (std::size_t i = 0; i < object.size(); ++i) {
-        const char c = object[i];
-        if (c == '{' || c == '[') {
-            ++depth;
-        } else if (c == '}' || c == ']') {
-            --depth;
-        } else if (c == '"') {
-            const std::size_t open = i;
-            for (++i; object[i] != '"'; ++i) {
-                if (object[i] == '\\') ++i;
-            }
-            if (depth != 1) continue;
-            std::size_t colon = i + 1;
-            while (object[colon] == ' ' || object[colon] == '\t' || object[colon] == '\r' || object[colon] == '\n') ++colon;
-            if (object[colon] != ':' || object.substr(open + 1, i - open - 1) != key) continue;
-            std::size_t begin = colon + 1;
-            while (std::strchr(" \t\r\n", object[begin]) != nullptr) ++begin;
-            std::size_t end = begin;
-            while (std::strchr(",} \t\r\n", object[end]) == nullptr) ++end;  // a number: what the layout has there
-            return std::pair{begin, end - begin};
-        }
-    }
-    return std::nullopt;
 }
 
 }  // namespace
@@ -459,87 +323,6 @@ std::vector<CaseResult> read_case_results(const std::string& path) {
         throw ResultsFileError(fmt::format("'{}' is not a results file vitals wrote: {}", path, e.what()));
     }
     return out;
-}
-
-void merge_results(const std::vector<std::string>& paths, const std::function<void(std::string_view)>& give) {
-    // Pieces given on in blocks of about a megabyte: a write per entry would cost a
-    // system call each.
-    std::string pending;
-    const auto write = [&](std::string_view piece) {
-        pending += piece;
-        if (pending.size() >= (std::size_t{1} << 20)) {
-            give(pending);
-            pending.clear();
-        }
-    };
-    std::vector<std::string> incomplete;
-    nlohmann::json context;  // the first file's
-    std::map<std::string, std::size_t, std::less<>> owner;  // case -> index of the file it came from
-    std::size_t family = 0;
-    std::size_t written = 0;
-    write("{\n  \"benchmarks\": [");
-    for (std::size_t file = 0; file < paths.size(); ++file) {
-        const std::string& path = paths[file];
-        const simdjson::padded_string text = read_results_text(path);
-        std::map<std::string, std::size_t, std::less<>> families;  // renumbered so families stay unique
-        walk_results_document(
-            text, path,
-            [&](std::string_view key, const JsonPiece& member) {
-                if (key != "context" || member.value.type() != element_type::OBJECT) return;
-                if (file == 0) context = nlohmann::json::parse(member.text);
-                const std::optional<element> mark = Fields(member.value, path, "the context").get("vitals_incomplete");
-                if (mark && mark->type() == element_type::BOOL && bool(*mark)) {
-                    incomplete.push_back(path);  // an interrupted run stays marked in the joined file
-                }
-            },
-            [&](std::size_t entry, const JsonPiece& piece) {
-                if (piece.value.type() != element_type::OBJECT) {
-                    throw_wrong_type(path, fmt::format("benchmark entry {}", entry), "an object", piece.value);
-                }
-                const Fields b(piece.value, path, fmt::format("benchmark entry {}", entry));
-                const std::string_view name = entry_name(b, path, entry);
-                const auto [it, added] = owner.try_emplace(std::string(name), file);
-                if (!added && it->second != file) {
-                    throw ResultsFileError(fmt::format("case '{}' is in both '{}' and '{}'; merge joins disjoint shards",
-                                                       name, paths[it->second], path));
-                }
-                const auto [f, fresh] = families.try_emplace(std::string(name), family);
-                if (fresh) ++family;
-                // The entry as written, with its family_index renumbered.
-                const std::string index = std::to_string(f->second);
-                write(written++ == 0 ? "\n    " : ",\n    ");
-                if (const auto span = member_value_span(piece.text, "family_index"); span && b.get("family_index")->type() != element_type::OBJECT &&
-                                                                                   b.get("family_index")->type() != element_type::ARRAY) {
-                    write(piece.text.substr(0, span->first));
-                    write(index);
-                    write(piece.text.substr(span->first + span->second));
-                } else {
-                    write("{\n      \"family_index\": " + index + ",");  // before the name every entry has
-                    write(piece.text.substr(1));
-                }
-            });
-    }
-    write(written == 0 ? "],\n" : "\n  ],\n");
-    if (!context.is_object()) context = nlohmann::json::object();
-    context["vitals_merged_from"] = paths;
-    context.erase("vitals_incomplete");
-    context.erase("vitals_cases_planned");
-    if (!incomplete.empty()) {
-        context["vitals_incomplete"] = true;
-        context["vitals_incomplete_inputs"] = incomplete;
-    }
-    context["vitals_shard"] = "";
-    std::string text = dump_document(context);  // indented one level more, as a member
-    text.pop_back();
-    for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, "  ");
-    write("  \"context\": " + text + "\n}\n");
-    give(pending);
-}
-
-std::string merge_results(const std::vector<std::string>& paths) {
-    std::string merged;
-    merge_results(paths, [&](std::string_view piece) { merged += piece; });
-    return merged;
 }
 
 }  // namespace vitals
