@@ -40,7 +40,7 @@ SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo '-DCMAKE_CXX_FLAGS_RELWITHDE
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := results_reader chrome_trace_reader schedule cli merge filter output_path
 
-.PHONY: all deps test-deps configure build test test-sanitize test-tsan fuzz-build fuzz-smoke fuzz demo bench figures install gpu-bundle clean
+.PHONY: all deps test-deps configure build test test-sanitize test-tsan fuzz-build fuzz-smoke fuzz demo bench figures check-machine install gpu-bundle clean
 
 all: build
 
@@ -115,6 +115,13 @@ bench: build
 # docs/performance.md, regenerated from a run of the benches.
 figures: build
 	scripts/figures.sh $(BUILD_DIR)
+
+# vitals machine's figures set beside likwid-bench's on this machine (Debian's likwid), as
+# ratios (goal: within 10%); VITALS_MAX_CPU_ISA=avx2 checks the AVX2 path. A few minutes,
+# on a quiet machine; not part of `test`.
+check-machine: build
+	@scripts/install-deps.sh likwid jq
+	scripts/check-machine.sh $(BUILD_DIR)/bin/vitals
 
 install: build
 	cmake --install $(BUILD_DIR) $(if $(PREFIX),--prefix $(PREFIX))
