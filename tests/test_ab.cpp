@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "vitals/ab.hpp"
 
@@ -134,4 +136,30 @@ TEST(Ab, RefusesFewerThanTwoTimersOrOneTwice) {
     vitals::Timer b({.stmt = [] {}});
     EXPECT_THROW(vitals::ab({a, b}, {.precision = 0}), std::invalid_argument);
     EXPECT_THROW(vitals::ab({a, b}, {.max_run_time = -1}), std::invalid_argument);
+}
+
+TEST(Ab, TheTimeLimitDoesNotStopTheRoundsBeforeMinRounds) {
+    // Each call sleeps past the whole time limit, so the limit alone allows one round.
+    const auto sleep_past_the_limit = [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); };
+    vitals::Timer a({.stmt = sleep_past_the_limit}), b({.stmt = sleep_past_the_limit});
+    const vitals::AbResult limited = vitals::ab({a, b}, {.max_run_time = 0.001, .min_run_time = 0, .block_time = 0.001});
+    EXPECT_EQ(limited.rounds.size(), 1u);
+    EXPECT_EQ(limited.stopped_by, vitals::AbStop::max_run_time);
+    const vitals::AbResult counted =
+        vitals::ab({a, b}, {.max_run_time = 0.001, .min_run_time = 0, .block_time = 0.001, .min_rounds = 7});
+    EXPECT_EQ(counted.rounds.size(), 7u);
+    ASSERT_EQ(counted.alternatives.size(), 2u);
+    EXPECT_TRUE(counted.alternatives[1].ratio_interval.has_value()) << "7 rounds give an interval";
+}
+
+TEST(Ab, RefusesABlockLongerThanTheTimeLimitAndMinRoundsOutOfRange) {
+    vitals::Timer a({.stmt = [] {}}), b({.stmt = [] {}});
+    try {
+        vitals::ab({a, b}, {.max_run_time = 1, .block_time = 1e6});
+        FAIL() << "a block longer than the time limit was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("longer than max_run_time"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(vitals::ab({a, b}, {.min_rounds = 0}), std::invalid_argument);
+    EXPECT_THROW(vitals::ab({a, b}, {.min_rounds = 2'000'000}), std::invalid_argument);
 }

@@ -78,12 +78,12 @@ TEST(ProfileScopes, AStepInsideALoopBodyScopeKeepsBothDurations) {
     const auto iterations = named(trace, "iteration");
     ASSERT_EQ(iterations.size(), 1u);
     EXPECT_GE(ms(*iterations[0]), 10.0);
-    EXPECT_LT(ms(*iterations[0]), 60.0);
+    EXPECT_LT(ms(*iterations[0]), 1000.0);  // wrong, not slow: a loaded VM wakes late
     EXPECT_EQ(trace.scopes_left_open, 1);
     const auto steps = named(trace, "ProfilerStep#1");
     ASSERT_EQ(steps.size(), 1u);
     EXPECT_GE(ms(*steps[0]), 10.0) << "a step spans the second half of one iteration and the first of the next";
-    EXPECT_LT(ms(*steps[0]), 60.0);
+    EXPECT_LT(ms(*steps[0]), 1000.0);
     ASSERT_EQ(named(trace, "ProfilerStep#2").size(), 1u);
     EXPECT_GE(ms(*named(trace, "ProfilerStep#2")[0]), 10.0);
     // Halves: each lies in the scope that holds it (iteration 2's first half, whose
@@ -128,7 +128,7 @@ TEST(ProfileScopes, ScopesEndingInTheOrderTheyBeganKeepTheirOwnTimes) {
     const Event& a = *named(t, "first")[0];
     const Event& b = *named(t, "second")[0];
     EXPECT_GE(ms(a), 5.0);
-    EXPECT_LT(ms(a), 8.0 + 40.0);
+    EXPECT_LT(ms(a), 1000.0);  // wrong, not slow: a loaded VM wakes late
     EXPECT_GE(ms(b), 8.0);
     EXPECT_LT(b.start_ns, a.end_ns);
     EXPECT_GT(b.end_ns, a.end_ns);
@@ -183,7 +183,7 @@ TEST(ProfileScopes, StepsFromAnotherThreadThanStartCloseTheirSteps) {
     for (const char* step : {"ProfilerStep#1", "ProfilerStep#2"}) {
         ASSERT_EQ(named(trace, step).size(), 1u) << step;
         EXPECT_GE(ms(*named(trace, step)[0]), 3.0) << step;
-        EXPECT_LT(ms(*named(trace, step)[0]), 50.0) << step;
+        EXPECT_LT(ms(*named(trace, step)[0]), 1000.0) << step;  // wrong, not slow
     }
 }
 

@@ -38,6 +38,10 @@ struct TimerBlocks {
 
 }  // namespace detail
 
+namespace {
+constexpr std::size_t kMostRounds = 1'000'000;
+}  // namespace
+
 std::string_view ab_stop_name(AbStop stop) {
     switch (stop) {
         case AbStop::precision: return "precision";
@@ -118,6 +122,14 @@ AbResult ab(const std::vector<std::reference_wrapper<Timer>>& timers, const AbOp
                                                 "min_run_time ({}) seconds >= 0",
                                                 options.max_run_time, options.block_time, options.min_run_time));
     }
+    if (options.min_rounds < 1 || options.min_rounds > kMostRounds) {
+        throw std::invalid_argument(fmt::format("ab: min_rounds must be 1 to {}; got {}", kMostRounds, options.min_rounds));
+    }
+    if (options.block_time > options.max_run_time) {
+        throw std::invalid_argument(fmt::format("ab: block_time ({} s) is longer than max_run_time ({} s); every round "
+                                                "times one block of each alternative",
+                                                options.block_time, options.max_run_time));
+    }
     if (!(options.alpha > 0.0 && options.alpha < 1.0) || !(options.noise_floor >= 0.0)) {
         throw std::invalid_argument(fmt::format("ab: alpha must be in (0, 1) and noise_floor >= 0; got {} and {}",
                                                 options.alpha, options.noise_floor));
@@ -136,7 +148,7 @@ AbResult ab(const std::vector<std::reference_wrapper<Timer>>& timers, const AbOp
     double rounds_started = elapsed(), last_round = 0.0;
     for (;;) {
         // The next round would end past the limit: stop before it (after one round at least).
-        if (!result.rounds.empty() && elapsed() + last_round > options.max_run_time) {
+        if (result.rounds.size() >= options.min_rounds && elapsed() + last_round > options.max_run_time) {
             result.stopped_by = AbStop::max_run_time;
             break;
         }
@@ -152,6 +164,7 @@ AbResult ab(const std::vector<std::reference_wrapper<Timer>>& timers, const AbOp
             result.stopped_by = AbStop::interrupted;
             break;
         }
+        if (result.rounds.size() < options.min_rounds) continue;
         if (elapsed() - rounds_started >= options.min_run_time &&
             ab_precise_enough(summarize_rounds(result.rounds, numbers, options.alpha, options.noise_floor), options.precision)) {
             result.stopped_by = AbStop::precision;

@@ -40,6 +40,11 @@ public:
         app.add_option("--block-time", options_.block_time,
                        fmt::format("Size each case's blocks to about this many seconds (default {:g})", defaults.block_time))
             ->transform(positive_seconds());
+        app.add_option("--min-rounds", options_.min_rounds,
+                       fmt::format("Time at least this many rounds, past --max-run-time if need be; a verdict needs 6 "
+                                   "(default {})",
+                                   defaults.min_rounds))
+            ->transform(decimal_integer(1, 1'000'000));
         report_.declare(app);
         json_.declare(app, "--json", "Also write every round's block times and the figures as JSON");
         junit_.declare(app, "--junit",
@@ -76,6 +81,11 @@ public:
         if (options.max_run_time < options.min_run_time) {
             throw UsageError(fmt::format("--max-run-time ({:g} s) is shorter than --min-run-time ({:g} s)",
                                          options.max_run_time, options.min_run_time));
+        }
+        if (options.block_time > options.max_run_time) {
+            throw UsageError(fmt::format("--block-time ({:g} s) is longer than --max-run-time ({:g} s); every round times "
+                                         "one block of each case, so give a shorter --block-time",
+                                         options.block_time, options.max_run_time));
         }
         OutputFlag::check_apart({{"--json", &json_}, {"--junit", &junit_}});
         const std::optional<OutputFile> json = json_.prepare({});  // before measuring

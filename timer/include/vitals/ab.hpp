@@ -35,6 +35,10 @@ struct AbOptions {
     double min_run_time = 0.1;
     // Each block lasts about this long (one call at least).
     double block_time = 0.01;
+    // Neither the time limit nor the precision stops the rounds before this many: a verdict
+    // needs 6 rounds for an interval and a sign-test p below 0.05, whatever the speed of the
+    // machine or the build (the time limit gives a slow one fewer).
+    std::size_t min_rounds = 1;
     // The verdict rules of `vitals compare`.
     double alpha = 0.05;
     double noise_floor = 0.01;
