@@ -251,6 +251,45 @@ TEST_P(History, ALoginTheServerRefusesIsAClearError) {
     }
 }
 
+// On a real server (which takes the password and, trusting this socket, ignores it): no
+// message and no location the store gives shows it.
+TEST_P(History, APasswordInTheLocationIsNeverShown) {
+    if (GetParam() != "postgresql") GTEST_SKIP() << "SQLite has no password";
+    const std::string with_password = location_ + "&password=SECRET-PW";
+    {
+        Store store(with_password);
+        EXPECT_EQ(store.shown_location().find("SECRET-PW"), std::string::npos) << store.shown_location();
+        store.add(run("c1", "2026-12-01T00:00:00Z"), {samples("a", 1e-6)});
+        try {
+            store.series({.up_to_commit = "no-such-commit"});
+            FAIL() << "a commit the history lacks was found";
+        } catch (const HistoryError& e) {
+            EXPECT_EQ(std::string(e.what()).find("SECRET-PW"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("password=***"), std::string::npos) << e.what();
+        }
+    }
+    execute("DROP TABLE vitals_meta");
+    try {
+        Store again(with_password, vitals::history::Access::read);
+        FAIL() << "a database of other tables was accepted";
+    } catch (const HistoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("is not a vitals history"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find("SECRET-PW"), std::string::npos) << e.what();
+    }
+}
+
+// A reader of an empty database refuses it, and gives it no tables.
+TEST_P(History, AReaderOfAnEmptyDatabaseCreatesNoTables) {
+    if (GetParam() != "postgresql") GTEST_SKIP() << "HistoryFile.AReaderCreatesNothing covers SQLite";
+    try {
+        Store reader(location_, vitals::history::Access::read);
+        FAIL() << "an empty database was read as a history";
+    } catch (const HistoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("is empty: no run was recorded in it"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(stored_schema_version(), "");
+}
+
 // Several runs added together are one transaction: one refused run writes none of them.
 TEST_P(History, RunsAddedTogetherLandTogetherOrNotAtAll) {
     Store store(location_);
@@ -376,9 +415,148 @@ TEST(HistoryTimes, IsoTimesWithZonesBecomeUtc) {
     EXPECT_EQ(utc_time("2026-12-04T18:00:00Z"), "2026-12-04T18:00:00Z");
     EXPECT_EQ(utc_time("2026-12-04T18:00:00.123+01:30"), "2026-12-04T16:30:00Z");
     EXPECT_EQ(utc_time("2026-01-01T01:00:00+02:00"), "2025-12-31T23:00:00Z");
+    EXPECT_EQ(utc_time("2024-02-29T12:00:00-14:00"), "2024-03-01T02:00:00Z");  // a leap day, the last zone
+    EXPECT_EQ(utc_time("2000-02-29T00:00:00+14:00"), "2000-02-28T10:00:00Z");  // 2000 is a leap year
     EXPECT_FALSE(utc_time("2026-12-04 18:00:00"));
     EXPECT_FALSE(utc_time("2026-12-04T18:00:00"));  // no zone
     EXPECT_FALSE(utc_time("2026-13-04T18:00:00Z"));
+}
+
+// Only real times: each field its digits, a day the month has, a zone within 14 hours,
+// nothing before or after, a UTC year of four digits.
+TEST(HistoryTimes, WhatIsNoTimeIsRefused) {
+    using vitals::history::utc_time;
+    for (const char* text : {"2026-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-12-00T00:00:00Z",
+                             "2026-12-04T24:00:00Z", "2026-12-04T18:60:00Z", "2026-12-04T18:00:60Z",
+                             "2026-12-04T18:00:00+15:00", "2026-12-04T18:00:00+14:30", "2026-12-04T18:00:00+01:60",
+                             "2026-12-04T18:00:00+0100", "2026-12-04T18:00:00Zjunk", "2026-12-04T18:00:00.Z",
+                             " 2026-12-04T18:00:00Z", "2026-1-04T18:00:00Z", "2026-12-04T18:0:00Z", "+2026-12-04T18:00:00Z",
+                             "20261-12-04T18:00:00Z", "0000-06-01T00:00:00Z", "0001-01-01T00:00:00+01:00",
+                             "9999-12-31T23:30:00-01:00", "2026-12-04T18:00:00\x1b[2J"}) {
+        EXPECT_FALSE(utc_time(text)) << text;
+    }
+    EXPECT_EQ(utc_time("0001-01-01T01:00:00+01:00"), "0001-01-01T00:00:00Z");
+    EXPECT_EQ(utc_time("9999-12-31T23:59:59Z"), "9999-12-31T23:59:59Z");
+}
+
+TEST(HistoryLocation, PasswordsAreNeverShown) {
+    using vitals::history::shown_location;
+    EXPECT_EQ(shown_location("postgresql://bench:SECRET@127.0.0.1:5432/hist"), "postgresql://bench:***@127.0.0.1:5432/hist");
+    EXPECT_EQ(shown_location("postgres://bench:SE@CR@ET@db.example/hist"), "postgres://bench:***@db.example/hist");
+    EXPECT_EQ(shown_location("postgresql://bench:SECRET@/hist?host=/run/pg&password=SECRET2&sslmode=require"),
+              "postgresql://bench:***@/hist?host=/run/pg&password=***&sslmode=require");
+    EXPECT_EQ(shown_location("postgresql://h/db?pass%77ord=SECRET&sslpassword=KEY"), "postgresql://h/db?pass%77ord=***&sslpassword=***");
+    EXPECT_EQ(shown_location("postgresql://bench@h/db?user=x"), "postgresql://bench@h/db?user=x");  // no password: as it is
+    EXPECT_EQ(shown_location("postgresql://h/db?"), "postgresql://h/db?");
+    EXPECT_EQ(shown_location("team:secret@results.sqlite"), "team:secret@results.sqlite");  // a file's name, not a URI
+}
+
+// A password libpq would misread (a raw '@' or '/' ends its user part) is refused before
+// connecting, and no part of it is shown.
+TEST(HistoryLocation, ARawAtOrSlashInAPasswordIsRefusedUnshown) {
+    for (const std::string uri : {"postgresql://bench:SE@CRET@127.0.0.1:1/hist", "postgresql://bench:SE/CRET@127.0.0.1:1/hist"}) {
+        try {
+            Store s(uri);
+            FAIL() << uri << " was accepted";
+        } catch (const HistoryError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("write them escaped, as %40 and %2F"), std::string::npos) << what;
+            EXPECT_EQ(what.find("SE"), std::string::npos) << what;
+            EXPECT_EQ(what.find("CRET"), std::string::npos) << what;
+        }
+    }
+    // libpq's own message never carries the password either (here, in a parameter).
+    try {
+        Store s("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2&password=SECRET-PW");
+        FAIL() << "a server that is down was accepted";
+    } catch (const HistoryError& e) {
+        EXPECT_EQ(std::string(e.what()).find("SECRET-PW"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("password=***"), std::string::npos) << e.what();
+    }
+}
+
+class HistoryFile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("vitals-history-file-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    static std::string refusal(const std::string& location, vitals::history::Access access) {
+        try {
+            Store s(location, access);
+        } catch (const HistoryError& e) {
+            return e.what();
+        }
+        return "";
+    }
+    fs::path dir_;
+};
+
+// Reading a history changes nothing: a missing file is not created, an empty one is not
+// given tables.
+TEST_F(HistoryFile, AReaderCreatesNothing) {
+    using vitals::history::Access;
+    const fs::path missing = dir_ / "missing.sqlite";
+    const std::string why = refusal(missing.string(), Access::read);
+    EXPECT_NE(why.find("the history '" + missing.string() + "' does not exist; record a run in it first"), std::string::npos) << why;
+    EXPECT_FALSE(fs::exists(missing));
+    const fs::path empty = dir_ / "empty.sqlite";
+    std::ofstream{empty};
+    const std::string empty_why = refusal(empty.string(), Access::read);
+    EXPECT_NE(empty_why.find("is empty: no run was recorded in it"), std::string::npos) << empty_why;
+    EXPECT_EQ(fs::file_size(empty), 0u);
+    { Store writer(empty.string()); }
+    EXPECT_GT(fs::file_size(empty), 0u);
+    Store reader(empty.string(), Access::read);
+    EXPECT_TRUE(reader.series().empty());
+}
+
+// A history file is an output: no device, no other user's file or link in a folder
+// anyone may write (whatever fs.protected_* say, and for root too).
+TEST_F(HistoryFile, TheOutputRuleHolds) {
+    EXPECT_NE(refusal("/dev/null", vitals::history::Access::write).find("cannot open the history: cannot write '/dev/null'"),
+              std::string::npos);
+    const fs::path shared = dir_ / "shared";
+    fs::create_directories(shared);
+    fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+    const fs::path mine = dir_ / "mine.sqlite";
+    { Store create(mine.string()); }
+    const std::uintmax_t size = fs::file_size(mine);
+    fs::create_symlink(mine, shared / "team.sqlite");
+    fs::create_symlink(dir_ / "nowhere.sqlite", shared / "dangling.sqlite");
+    std::ofstream(shared / "theirs.sqlite") << "";
+    const uid_t other = ::geteuid() == 65534 ? 65533 : 65534;
+    if (::lchown((shared / "team.sqlite").c_str(), other, other) != 0 || ::lchown((shared / "dangling.sqlite").c_str(), other, other) != 0 ||
+        ::chown((shared / "theirs.sqlite").c_str(), other, other) != 0) {
+        GTEST_SKIP() << "cannot give a file to another user here (not root)";
+    }
+    for (const char* name : {"team.sqlite", "dangling.sqlite"}) {
+        const std::string why = refusal((shared / name).string(), vitals::history::Access::write);
+        EXPECT_NE(why.find("protected_symlinks rule"), std::string::npos) << name << ": " << why;
+    }
+    const std::string why = refusal((shared / "theirs.sqlite").string(), vitals::history::Access::write);
+    EXPECT_NE(why.find("protected_regular rule"), std::string::npos) << why;
+    EXPECT_EQ(fs::file_size(mine), size);
+    EXPECT_FALSE(fs::exists(dir_ / "nowhere.sqlite"));
+    EXPECT_EQ(fs::file_size(shared / "theirs.sqlite"), 0u);
+}
+
+TEST_F(HistoryFile, ASchemaVersionThatIsNoWholeNumberIsRefused) {
+    const std::string path = (dir_ / "h.sqlite").string();
+    { Store create(path); }
+    for (const char* version : {"2.5", "abc", "0", "1e3", ""}) {
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        const std::string sql = std::string("UPDATE vitals_meta SET value = '") + version + "' WHERE key = 'schema_version'";
+        ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+        EXPECT_NE(refusal(path, vitals::history::Access::read).find("has no schema version it can read ('" + std::string(version) + "')"),
+                  std::string::npos)
+            << version;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, History, ::testing::Values("sqlite", "postgresql"),

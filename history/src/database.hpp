@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "vitals/history.hpp"
+
 namespace vitals::history {
 
 // A parameter or a column value. Columns come back as text (PostgreSQL's text format, and
@@ -35,11 +37,17 @@ protected:
     virtual std::vector<Row> run(const std::string& sql, const std::vector<Text>& parameters) = 0;
 };
 
-// "postgresql://..." or "postgres://..." (libpq's URI), else a SQLite file's path (created
-// when absent). Throws HistoryError saying why it cannot be opened.
-std::unique_ptr<Database> open_database(const std::string& location);
+// "postgresql://..." or "postgres://..." (libpq's URI), else a SQLite file's path (to
+// write: created when absent, as every output of vitals; to read: opened read-only, and
+// it must exist). Throws HistoryError saying why it cannot be opened.
+std::unique_ptr<Database> open_database(const std::string& location, Access access);
 
-std::unique_ptr<Database> open_sqlite(const std::string& path);
+std::unique_ptr<Database> open_sqlite(const std::string& path, Access access);
 std::unique_ptr<Database> open_postgresql(const std::string& uri);
+// `text` (a message of libpq's) with every secret of `uri` in it, as written or decoded,
+// replaced by ***.
+std::string without_secrets(std::string text, const std::string& uri);
+// HistoryError for a URI that libpq would misread (a raw '@' or '/' in its password).
+void check_postgresql_uri(const std::string& uri);
 
 }  // namespace vitals::history

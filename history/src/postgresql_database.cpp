@@ -8,16 +8,6 @@
 namespace vitals::history {
 namespace {
 
-// The URI without its password, for messages.
-std::string shown(const std::string& uri) {
-    const std::size_t scheme = uri.find("://");
-    const std::size_t at = uri.find('@', scheme == std::string::npos ? 0 : scheme + 3);
-    if (scheme == std::string::npos || at == std::string::npos) return uri;
-    const std::size_t colon = uri.find(':', scheme + 3);
-    if (colon == std::string::npos || colon > at) return uri;
-    return uri.substr(0, colon) + ":***" + uri.substr(at);
-}
-
 std::string trimmed(const char* message) {
     std::string s = message ? message : "";
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -26,10 +16,10 @@ std::string trimmed(const char* message) {
 
 class PostgresqlDatabase final : public Database {
 public:
-    explicit PostgresqlDatabase(const std::string& uri) : shown_(shown(uri)) {
+    explicit PostgresqlDatabase(const std::string& uri) : shown_(shown_location(uri)) {
         connection_ = PQconnectdb(uri.c_str());
         if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) {
-            const std::string why = connection_ ? trimmed(PQerrorMessage(connection_)) : "out of memory";
+            const std::string why = connection_ ? without_secrets(trimmed(PQerrorMessage(connection_)), uri) : "out of memory";
             PQfinish(connection_);
             throw HistoryError(fmt::format("cannot connect to the history {}: {}; check that the server runs and accepts "
                                            "this user",

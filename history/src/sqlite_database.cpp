@@ -3,8 +3,11 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <optional>
+#include <stdexcept>
 
 #include "database.hpp"
+#include "vitals/atomic_file.hpp"
 #include "vitals/history.hpp"
 
 namespace vitals::history {
@@ -22,13 +25,32 @@ std::string sqlite_placeholders(const std::string& sql) {
 
 class SqliteDatabase final : public Database {
 public:
-    explicit SqliteDatabase(const std::string& path) : path_(path) {
+    SqliteDatabase(const std::string& path, Access access) : path_(path) {
         std::error_code ec;
         if (std::filesystem::is_directory(path, ec)) {
             throw HistoryError(fmt::format("cannot open the history '{}': it is a folder; give a file (e.g. results.sqlite)", path));
         }
-        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
-            SQLITE_OK) {
+        std::string opened = path;
+        int flags = SQLITE_OPEN_FULLMUTEX;
+        if (access == Access::read) {
+            if (!std::filesystem::exists(path, ec)) {
+                throw HistoryError(fmt::format("the history '{}' does not exist; record a run in it first ('vitals history add "
+                                               "RESULTS.json --db {}')",
+                                               path, path));
+            }
+            flags |= SQLITE_OPEN_READONLY;
+        } else {
+            // A history is an output of vitals: checked as every output is, then reached
+            // through the folder held by that check.
+            try {
+                output_.emplace(path);
+                opened = output_->in_place_path();
+            } catch (const std::runtime_error& e) {
+                throw HistoryError(fmt::format("cannot open the history: {}", e.what()));
+            }
+            flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW;
+        }
+        if (sqlite3_open_v2(opened.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
             const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
             sqlite3_close(db_);
             throw HistoryError(fmt::format("cannot open the history '{}': {}", path, why));
@@ -102,17 +124,14 @@ private:
     }
 
     std::string path_;
+    std::optional<OutputFile> output_;  // to write: the checked file, its folder held
     sqlite3* db_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<Database> open_sqlite(const std::string& path) { return std::make_unique<SqliteDatabase>(path); }
-
-std::unique_ptr<Database> open_database(const std::string& location) {
-    if (location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0) return open_postgresql(location);
-    if (location.empty()) throw HistoryError("give the history: --db results.sqlite, or --db postgresql://user@host/db");
-    return open_sqlite(location);
+std::unique_ptr<Database> open_sqlite(const std::string& path, Access access) {
+    return std::make_unique<SqliteDatabase>(path, access);
 }
 
 }  // namespace vitals::history

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <ctime>
@@ -20,6 +21,7 @@
 #include "vitals/cpu_info.hpp"
 #include "vitals/local_time.hpp"
 #include "vitals/number_text.hpp"
+#include "vitals/results/markup.hpp"
 #include "vitals/stats.hpp"
 
 namespace vitals::history {
@@ -31,11 +33,28 @@ std::string number(std::size_t v) { return std::to_string(v); }
 
 double to_double(const Text& t) {
     const std::optional<double> v = t ? parse_double(*t) : std::nullopt;
-    if (!v) throw HistoryError(fmt::format("the history holds '{}' where a number belongs", t.value_or("NULL")));
+    if (!v) throw HistoryError(fmt::format("the history holds '{}' where a number belongs", terminal_safe(t.value_or("NULL"))));
     return *v;
 }
 
-std::size_t to_size(const Text& t) { return static_cast<std::size_t>(to_double(t)); }
+std::size_t to_size(const Text& t) {
+    const double v = to_double(t);
+    // A count: a whole number a std::size_t holds (a cast of any other is undefined).
+    if (!(v >= 0 && v < 1.8e19) || v != std::floor(v)) {
+        throw HistoryError(fmt::format("the history holds '{}' where a count belongs; it is damaged", terminal_safe(*t)));
+    }
+    return static_cast<std::size_t>(v);
+}
+
+// Ends a failed transaction. A rollback that fails too (the connection is gone) must not
+// hide the first failure, which the caller rethrows; the database undoes the transaction
+// itself when the connection closes.
+void rollback_after_failure(Database& db) noexcept {
+    try {
+        db.rollback();
+    } catch (...) {
+    }
+}
 
 // Every block's seconds and process, as one text column each: one row per case and run.
 std::string joined(const std::vector<double>& values) {
@@ -129,28 +148,48 @@ Machine machine_of_results(const ResultsFile& file) {
 }
 
 std::optional<std::string> utc_time(const std::string& text) {
+    // Exactly YYYY-MM-DDTHH:MM:SS, a fraction, then Z or +HH:MM / -HH:MM: every field its
+    // digits, a day the month has, a zone the world uses (within 14 hours).
+    std::size_t at = 0;
+    const auto digits = [&](std::size_t count, int& out) {
+        if (at + count > text.size()) return false;
+        out = 0;
+        for (std::size_t i = 0; i < count; ++i, ++at) {
+            if (text[at] < '0' || text[at] > '9') return false;
+            out = out * 10 + (text[at] - '0');
+        }
+        return true;
+    };
+    const auto literal = [&](char c) { return at < text.size() && text[at++] == c; };
     int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-    int used = 0;
-    if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second, &used) != 6) {
+    if (!digits(4, year) || !literal('-') || !digits(2, month) || !literal('-') || !digits(2, day) || !literal('T') ||
+        !digits(2, hour) || !literal(':') || !digits(2, minute) || !literal(':') || !digits(2, second)) {
         return std::nullopt;
     }
-    std::size_t at = static_cast<std::size_t>(used);
     if (at < text.size() && text[at] == '.') {
-        ++at;
+        const std::size_t first = ++at;
         while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+        if (at == first) return std::nullopt;
     }
     long offset = 0;
-    const std::string zone = text.substr(at);
-    if (zone == "Z" || zone == "z") {
-        offset = 0;
-    } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
+    if (at < text.size() && (text[at] == 'Z' || text[at] == 'z')) {
+        ++at;
+    } else if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
+        const long sign = text[at++] == '-' ? -1 : 1;
         int hours = 0, minutes = 0;
-        if (std::sscanf(zone.c_str() + 1, "%2d:%2d", &hours, &minutes) != 2) return std::nullopt;
-        offset = (zone[0] == '-' ? -1 : 1) * (hours * 3600L + minutes * 60L);
+        if (!digits(2, hours) || !literal(':') || !digits(2, minutes)) return std::nullopt;
+        if (hours > 14 || minutes > 59 || (hours == 14 && minutes > 0)) return std::nullopt;
+        offset = sign * (hours * 3600L + minutes * 60L);
     } else {
         return std::nullopt;
     }
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
+    if (at != text.size()) return std::nullopt;
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (year < 1 || month < 1 || month > 12 || day < 1 || day > kDays[month - 1] + (month == 2 && leap ? 1 : 0) || hour > 23 ||
+        minute > 59 || second > 59) {
+        return std::nullopt;
+    }
     std::tm tm{};
     tm.tm_year = year - 1900;
     tm.tm_mon = month - 1;
@@ -160,10 +199,10 @@ std::optional<std::string> utc_time(const std::string& text) {
     tm.tm_sec = second;
     const std::time_t utc = ::timegm(&tm) - offset;
     std::tm out{};
-    ::gmtime_r(&utc, &out);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &out);
-    return std::string(buffer);
+    // Within years 1 to 9999 in UTC too: the stored text keeps four digits of year.
+    if (::gmtime_r(&utc, &out) == nullptr || out.tm_year + 1900 < 1 || out.tm_year + 1900 > 9999) return std::nullopt;
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", out.tm_year + 1900, out.tm_mon + 1, out.tm_mday, out.tm_hour,
+                       out.tm_min, out.tm_sec);
 }
 
 std::vector<double> Point::process_medians() const {
@@ -175,8 +214,9 @@ std::vector<double> Point::process_medians() const {
     return out;
 }
 
-Store::Store(const std::string& location) : impl_(std::make_unique<Impl>()), location_(location) {
-    impl_->db = open_database(location);
+Store::Store(const std::string& location, Access access) : impl_(std::make_unique<Impl>()), location_(location) {
+    const std::string shown = history::shown_location(location);
+    impl_->db = open_database(location, access);
     Database& db = *impl_->db;
     const std::vector<std::string> tables = db.tables();
     const auto has = [&](const std::string& name) { return std::find(tables.begin(), tables.end(), name) != tables.end(); };
@@ -184,7 +224,12 @@ Store::Store(const std::string& location) : impl_(std::make_unique<Impl>()), loc
         if (!tables.empty()) {
             throw HistoryError(fmt::format("'{}' is not a vitals history: it holds other tables ({}...); give a history, or a "
                                            "new path to start one",
-                                           location, tables.front()));
+                                           shown, tables.front()));
+        }
+        if (access == Access::read) {
+            throw HistoryError(fmt::format("the history '{}' is empty: no run was recorded in it; record one first ('vitals "
+                                           "history add RESULTS.json --db ...')",
+                                           shown));
         }
         db.begin_write();
         try {
@@ -193,28 +238,34 @@ Store::Store(const std::string& location) : impl_(std::make_unique<Impl>()), loc
                      {std::to_string(kSchemaVersion)});
             db.commit();
         } catch (...) {
-            db.rollback();
+            rollback_after_failure(db);
             throw;
         }
         return;
     }
-    const std::vector<Row> version = db.query("SELECT value FROM vitals_meta WHERE key = 'schema_version'");
-    const int found = version.empty() ? 0 : static_cast<int>(to_double(version[0][0]));
+    const int found = schema_version();
     if (found > kSchemaVersion) {
         throw HistoryError(fmt::format("the history '{}' has schema version {}, newer than this vitals reads ({}); use a newer "
                                        "vitals",
-                                       location, found, kSchemaVersion));
+                                       shown, found, kSchemaVersion));
     }
-    if (found < 1) throw HistoryError(fmt::format("the history '{}' has no schema version; it is no vitals history", location));
     for (const char* table : kHistoryTables) {
-        if (!has(table)) throw HistoryError(fmt::format("the history '{}' lacks its table '{}'; it is damaged", location, table));
+        if (!has(table)) throw HistoryError(fmt::format("the history '{}' lacks its table '{}'; it is damaged", shown, table));
     }
     // An older history is read as it is, and brought up to kSchemaVersion by the first write.
 }
 
+// The schema version vitals_meta records: a whole number from 1 on, else no vitals history.
 int Store::schema_version() {
     const std::vector<Row> version = impl_->db->query("SELECT value FROM vitals_meta WHERE key = 'schema_version'");
-    return static_cast<int>(to_double(version.at(0)[0]));
+    const std::string text = version.empty() || !version[0][0] ? "" : *version[0][0];
+    int value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 1) {
+        throw HistoryError(fmt::format("the history '{}' has no schema version it can read ('{}'); it is no vitals history",
+                                       shown_location(), terminal_safe(text)));
+    }
+    return value;
 }
 
 // Brings an older history up to kSchemaVersion in one transaction, reading the version again
@@ -230,11 +281,11 @@ void Store::upgrade() {
         db.query("UPDATE vitals_meta SET value = $1 WHERE key = 'schema_version'", {std::to_string(kSchemaVersion)});
         db.commit();
     } catch (const HistoryError& e) {
-        db.rollback();
-        throw HistoryError(fmt::format("the history '{}' could not be brought up to schema version {}: {}", location_,
+        rollback_after_failure(db);
+        throw HistoryError(fmt::format("the history '{}' could not be brought up to schema version {}: {}", shown_location(),
                                        kSchemaVersion, e.what()));
     } catch (...) {
-        db.rollback();
+        rollback_after_failure(db);
         throw;
     }
 }
@@ -252,7 +303,8 @@ std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool repl
     for (const RunCases& r : runs) {
         const std::optional<std::string> time = utc_time(r.run->time);
         if (!time) {
-            throw HistoryError(fmt::format("the time '{}' is no ISO 8601 time with a zone, such as 2026-12-04T18:00:00Z", r.run->time));
+            throw HistoryError(fmt::format("the time '{}' is no ISO 8601 time with a zone, such as 2026-12-04T18:00:00Z",
+                                           terminal_safe(r.run->time)));
         }
         if (r.run->commit.empty()) throw HistoryError("the run has no commit; give --commit SHA");
         times.push_back(*time);
@@ -268,8 +320,9 @@ std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool repl
             if (!fresh) {
                 throw HistoryError(fmt::format("'{}' of commit {} ({}) is in both {} and {}; nothing was written; give one of "
                                                "them",
-                                               c.name, r.run->commit, CaseSamples::cache_state(c.cold), *at->second,
-                                               r.run->source));
+                                               terminal_safe(c.name), terminal_safe(r.run->commit),
+                                               CaseSamples::cache_state(c.cold), terminal_safe(*at->second),
+                                               terminal_safe(r.run->source)));
             }
         }
     }
@@ -291,7 +344,7 @@ std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool repl
         db.commit();
         return recorded;
     } catch (...) {
-        db.rollback();
+        rollback_after_failure(db);
         throw;
     }
 }
@@ -325,8 +378,9 @@ std::size_t Store::add_in_transaction(const RunInfo& run, const std::string& tim
             if (!replace) {
                 throw HistoryError(fmt::format("commit {} already has a {} result for '{}' on this machine ({}; recorded "
                                                "from {} at {}); nothing was written; give --replace to replace it",
-                                               run.commit, cache, c.name, fingerprint, earlier[0][1].value_or("?"),
-                                               earlier[0][2].value_or("?")));
+                                               terminal_safe(run.commit), cache, terminal_safe(c.name),
+                                               terminal_safe(fingerprint), terminal_safe(earlier[0][1].value_or("?")),
+                                               terminal_safe(earlier[0][2].value_or("?"))));
             }
             for (const Row& row : earlier) db.query("DELETE FROM results WHERE run_id = $1 AND case_id = $2", {row[0], case_id});
         }
@@ -348,7 +402,10 @@ std::vector<Series> Store::series(const SeriesFilter& filter) {
     std::optional<std::string> up_to;
     if (filter.up_to_commit) {
         const std::vector<Row> t = db.query("SELECT MAX(time) FROM runs WHERE commit_sha = $1", {*filter.up_to_commit});
-        if (t.empty() || !t[0][0]) throw HistoryError(fmt::format("the history has no run of commit {}", *filter.up_to_commit));
+        if (t.empty() || !t[0][0]) {
+            throw HistoryError(fmt::format("the history '{}' has no run of commit {}", shown_location(),
+                                           terminal_safe(*filter.up_to_commit)));
+        }
         up_to = t[0][0];
     }
     // A history of schema 1, not yet written by this vitals, holds warm results only.

@@ -49,7 +49,7 @@ std::string svg_of(const TrendSeries& t) {
     for (std::size_t i = 0; i < n; ++i) {
         const Point& p = s.points[i];
         out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="#2b6cb0"><title>{} {}: median {}</title></circle>)",
-                           x(i), y(p.median), escape_html(p.commit), p.time, stats::format_seconds(p.median));
+                           x(i), y(p.median), escape_html(p.commit), escape_html(p.time), stats::format_seconds(p.median));
     }
     // Change points: a line at the commit, labelled with it and the step.
     for (const stats::ChangePoint& c : t.change_points) {
@@ -76,7 +76,7 @@ std::string trend_report_html(const std::vector<TrendSeries>& trends, const std:
         std::string steps;
         for (const stats::ChangePoint& c : t.change_points) {
             steps += fmt::format("<li>{} ({}): {} (p {:.2g})</li>", escape_html(t.series.points[c.index].commit),
-                                 t.series.points[c.index].time, escape_html(percent_change(c.step)), c.p_value);
+                                 escape_html(t.series.points[c.index].time), escape_html(percent_change(c.step)), c.p_value);
         }
         sections += fmt::format("<h2>{}</h2>\n<p class=\"where\">{}; branch {}; {} commits</p>\n{}\n{}\n",
                                 escape_html(t.series.title()), escape_html(t.series.machine), escape_html(t.series.branch),

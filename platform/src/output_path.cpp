@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -266,6 +267,36 @@ OutputFile OutputFile::tagged(const std::string& tag) const {
         fail(out.given_, "cannot inspect the path", errno);
     }
     return out;
+}
+
+std::string OutputFile::in_place_path() const {
+    if (kind_ != Kind::replaced) {
+        refuse(given_, "it is a descriptor, device or pipe, and this output is a file changed in place; give a file's path");
+    }
+    if (replaces_) {
+        struct stat folder {}, file {};
+        if (::fstat(folder_, &folder) != 0) fail(given_, "cannot inspect the folder", errno);
+        if (::fstatat(folder_, name_.c_str(), &file, AT_SYMLINK_NOFOLLOW) != 0) fail(given_, "cannot inspect the file", errno);
+        if (file.st_dev != replaced_device_ || file.st_ino != replaced_inode_) {
+            refuse(given_, "it was replaced since it was checked; run again");
+        }
+        // The kernel's protected_regular rule, whatever that setting is, and for root too:
+        // another user's file in a sticky folder anyone may write is not theirs to change.
+        if (detail::shared_sticky(folder.st_mode) && file.st_uid != ::geteuid() && file.st_uid != folder.st_uid) {
+            refuse(given_, fmt::format("user {} owns it, in a folder anyone may write; vitals changes no other user's file "
+                                       "there, as the kernel's protected_regular rule does: give another path",
+                                       file.st_uid));
+        }
+    }
+    // The held folder's own path as the kernel names it now: no link on the way, and a
+    // folder renamed since the check is still the one reached.
+    char folder[PATH_MAX];
+    const ssize_t length = ::readlink(fmt::format("/proc/self/fd/{}", folder_).c_str(), folder, sizeof folder);
+    if (length <= 0 || static_cast<std::size_t>(length) >= sizeof folder || folder[0] != '/') {
+        refuse(given_, fmt::format("the path of folder '{}' cannot be read back from /proc/self/fd", folder_shown_));
+    }
+    const std::string path(folder, static_cast<std::size_t>(length));
+    return path == "/" ? "/" + name_ : path + "/" + name_;
 }
 
 bool is_standard_output(const std::filesystem::path& path) { return detail::descriptor_of(path) == STDOUT_FILENO; }

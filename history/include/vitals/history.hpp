@@ -79,12 +79,24 @@ struct SeriesFilter {
     bool with_blocks = false;
 };
 
+// The history's location as messages show it: a PostgreSQL URI with its password (in the
+// user part, or a password= parameter) written ***; a SQLite path as it is. Every message
+// of the history and of `vitals history` names the location through this.
+std::string shown_location(const std::string& location);
+
+// What a Store is opened for. A reader changes nothing: a SQLite file is opened read-only
+// and must exist, a database without a vitals history is refused, not given its tables.
+enum class Access { write, read };
+
 class Store {
 public:
-    // Opens the history at `location` ("postgresql://user@host/db", else a SQLite file,
-    // created when absent), creating its tables in a new one. HistoryError when it cannot
-    // be opened, holds tables that are no vitals history, or has a newer schema.
-    explicit Store(const std::string& location);
+    // Opens the history at `location` ("postgresql://user@host/db", else a SQLite file).
+    // To write, a SQLite file is created when absent, under the rules of every output of
+    // vitals (<vitals/atomic_file.hpp>: no planted link followed, no other user's file in a
+    // folder anyone may write), and a new history is given its tables. HistoryError when it
+    // cannot be opened, is missing or empty (to read), holds tables that are no vitals
+    // history, or has a newer schema.
+    explicit Store(const std::string& location, Access access = Access::write);
     ~Store();
     Store(Store&&) noexcept;
     Store& operator=(Store&&) noexcept;
@@ -107,6 +119,7 @@ public:
     // The machines (fingerprints) that have a result for this commit.
     std::vector<std::string> machines_with(const std::string& commit);
     std::string location() const { return location_; }
+    std::string shown_location() const { return history::shown_location(location_); }
 
 private:
     int schema_version();

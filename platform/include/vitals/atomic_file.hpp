@@ -53,6 +53,13 @@ public:
     // "out.partial.json"); descriptors and devices: the same output. Whatever is at the
     // tagged name when it is written (a file, a link) is replaced, never followed.
     OutputFile tagged(const std::string& tag) const;
+    // For a file changed in place rather than replaced (a SQLite database): the checked
+    // entry's path through the held folder's own path as the kernel names it, with no
+    // link on the way; open it with O_NOFOLLOW (a link planted at the name since the
+    // check is then refused). Throws std::runtime_error for a descriptor, device or pipe,
+    // for a file replaced since the check, and for another user's file in a sticky folder
+    // anyone may write (even as root: the protected_regular rule).
+    std::string in_place_path() const;
 
 private:
     enum class Kind { descriptor, in_place, replaced };

@@ -28,9 +28,9 @@ namespace {
 
 using history::Series;
 
-history::Store open_store(const std::string& db) {
+history::Store open_store(const std::string& db, history::Access access) {
     try {
-        return history::Store(db);
+        return history::Store(db, access);
     } catch (const history::HistoryError& e) {
         throw UsageError(e.what());
     }
@@ -53,7 +53,9 @@ std::vector<double> medians_of(const Series& s, std::size_t count) {
     return out;
 }
 
-std::string short_commit(const std::string& commit) { return commit.size() > 10 ? commit.substr(0, 10) : commit; }
+// A commit as tables show it: its first 10 characters, made safe for a terminal (any
+// writer of a shared history chose them).
+std::string short_commit(const std::string& commit) { return terminal_safe(commit.size() > 10 ? commit.substr(0, 10) : commit); }
 
 // The detector's options from the flags the subcommands share.
 struct DetectFlags {
@@ -126,7 +128,7 @@ private:
     void add() {
         const auto [commit, branch, time] = git_revision(commit_, branch_, time_);
         if (!history::utc_time(time)) {
-            throw UsageError(fmt::format("--time '{}' is no ISO 8601 time with a zone; e.g. 2026-12-04T18:00:00Z", time));
+            throw UsageError(fmt::format("--time '{}' is no ISO 8601 time with a zone; e.g. 2026-12-04T18:00:00Z", terminal_safe(time)));
         }
         // Every file read before the database is touched: a bad file writes nothing.
         std::vector<std::pair<std::string, ResultsFile>> files;
@@ -136,7 +138,7 @@ private:
             for (const std::string& w : warnings) fmt::print(stderr, "vitals: warning: {}\n", terminal_safe(w));
             files.emplace_back(path, std::move(file));
         }
-        history::Store store = open_store(db_);
+        history::Store store = open_store(db_, history::Access::write);
         // Every file in one transaction: a refused file writes nothing of the others.
         std::vector<history::RunInfo> runs;
         for (auto& [path, file] : files) runs.push_back({commit, branch, time, history::machine_of_results(file), path});
@@ -153,12 +155,12 @@ private:
         for (std::size_t i = 0; i < files.size(); ++i) {
             fmt::print("{}: {} case{} of commit {} ({}, {}) recorded in {}\n", terminal_safe(files[i].first), recorded[i],
                        recorded[i] == 1 ? "" : "s", short_commit(commit), terminal_safe(branch),
-                       terminal_safe(runs[i].machine.fingerprint()), terminal_safe(db_));
+                       terminal_safe(runs[i].machine.fingerprint()), terminal_safe(store.shown_location()));
         }
     }
 
     std::vector<Series> read_series(bool with_blocks = false) {
-        history::Store store = open_store(db_);
+        history::Store store = open_store(db_, history::Access::read);
         try {
             return matching(store.series({.machine = machine_, .branch = branch_, .with_blocks = with_blocks}), filter_);
         } catch (const history::HistoryError& e) {
@@ -172,7 +174,10 @@ private:
 
     void show() {
         const std::vector<Series> all = read_series();
-        if (all.empty()) fmt::print("no results{} in {}\n", filter_ ? " of cases matching '" + *filter_ + "'" : "", db_);
+        if (all.empty()) {
+            fmt::print("no results{} in {}\n", filter_ ? " of cases matching '" + terminal_safe(*filter_) + "'" : "",
+                       terminal_safe(history::shown_location(db_)));
+        }
         for (const Series& s : all) {
             const std::vector<stats::ChangePoint> points = change_points(s);
             fmt::print("{}  [{}; branch {}]: {} commit{}\n", terminal_safe(s.title()), terminal_safe(s.machine),
@@ -184,7 +189,7 @@ private:
                 for (const stats::ChangePoint& c : points) {
                     if (c.index == i) mark = fmt::format("  <- step {} (p {:.2g})", percent_change(c.step), c.p_value);
                 }
-                fmt::print("  {:<10}  {:<20}  {:>11}  {:>25}{}\n", short_commit(p.commit), p.time, stats::format_seconds(p.median),
+                fmt::print("  {:<10}  {:<20}  {:>11}  {:>25}{}\n", short_commit(p.commit), terminal_safe(p.time), stats::format_seconds(p.median),
                            stats::format_seconds(p.p25) + " .. " + stats::format_seconds(p.p75), mark);
             }
         }
@@ -198,7 +203,7 @@ private:
             for (const stats::ChangePoint& c : change_points(s)) {
                 const history::Point& at = s.points[c.index];
                 table += fmt::format("{}  {}  {}  {}  {}  {:+.2f}%  {:.2g}\n", terminal_safe(s.title()), terminal_safe(s.machine),
-                                     terminal_safe(s.branch), short_commit(at.commit), at.time, c.step * 100, c.p_value);
+                                     terminal_safe(s.branch), short_commit(at.commit), terminal_safe(at.time), c.step * 100, c.p_value);
                 ++found;
             }
         }
@@ -218,15 +223,20 @@ private:
     void check() {
         const std::string commit = commit_ ? *commit_ : git_revision(std::nullopt, std::string(), std::string()).commit;
         const std::optional<OutputFile> markdown = markdown_.prepare({});
-        history::Store store = open_store(db_);
+        history::Store store = open_store(db_, history::Access::read);
         std::vector<std::string> machines = store.machines_with(commit);
-        if (machines.empty()) throw UsageError(fmt::format("the history {} has no run of commit {}", db_, commit));
+        if (machines.empty()) {
+            throw UsageError(fmt::format("the history {} has no run of commit {}", terminal_safe(store.shown_location()),
+                                         terminal_safe(commit)));
+        }
         if (machine_) {
             std::erase_if(machines, [&](const std::string& m) { return m != *machine_ && m.rfind(*machine_ + ",", 0) != 0; });
-            if (machines.empty()) throw UsageError(fmt::format("commit {} has no run on machine '{}'", commit, *machine_));
+            if (machines.empty()) {
+                throw UsageError(fmt::format("commit {} has no run on machine '{}'", terminal_safe(commit), terminal_safe(*machine_)));
+            }
         } else if (machines.size() > 1) {
-            throw UsageError(fmt::format("commit {} ran on {} machines ({}); choose one with --machine", commit, machines.size(),
-                                         fmt::join(machines, "; ")));
+            throw UsageError(fmt::format("commit {} ran on {} machines ({}); choose one with --machine", terminal_safe(commit),
+                                         machines.size(), terminal_safe(fmt::format("{}", fmt::join(machines, "; ")))));
         }
         std::vector<Series> all;
         try {
@@ -328,7 +338,7 @@ private:
             std::vector<stats::ChangePoint> points = change_points(s);
             trends.push_back({std::move(s), std::move(points)});
         }
-        out->write(history::trend_report_html(trends, "vitals history: " + db_));
+        out->write(history::trend_report_html(trends, "vitals history: " + history::shown_location(db_)));
         fmt::print(stderr, "{} series drawn into {}\n", trends.size(), html_.path());
     }
 

@@ -187,7 +187,7 @@ public:
         if (history_ && !worker) {
             revision = git_revision(std::nullopt, std::nullopt, std::nullopt);
             try {
-                store.emplace(*history_);
+                store.emplace(*history_, history::Access::write);
             } catch (const history::HistoryError& e) {
                 throw UsageError(e.what());
             }
@@ -280,7 +280,7 @@ private:
                                                     json_.given() ? json_.path() : "vitals run"},
                                                    samples_of(results));
             fmt::print(stderr, "{} case{} of commit {} recorded in {}\n", recorded, recorded == 1 ? "" : "s",
-                       revision.commit.substr(0, 10), store.location());
+                       terminal_safe(revision.commit.substr(0, 10)), terminal_safe(store.shown_location()));
         } catch (const history::HistoryError& e) {
             print_error(fmt::format("the run was not recorded in the history: {}", e.what()));
             write_failed_ = true;
