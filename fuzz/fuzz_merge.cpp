@@ -6,11 +6,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vitals/vitals.hpp>
 
+namespace {
+// The input as a file, in the temporary folder (TMPDIR), removed when the fuzzer exits.
+struct InputFile {
+    std::string path = (std::filesystem::temp_directory_path() / ("vitals-fuzz-merge-" + std::to_string(::getpid()) + ".json")).string();
+    ~InputFile() { std::remove(path.c_str()); }
+};
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    static const std::string path = "/tmp/vitals-fuzz-merge-" + std::to_string(::getpid()) + ".json";
+    static const InputFile input;
+    const std::string& path = input.path;
     if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
         std::fwrite(data, 1, size, f);
         std::fclose(f);

@@ -18,6 +18,9 @@ VITALS_CASE("plain/1") { return vitals::Timer({.stmt = [] {}, .label = "plain"})
 // A name full of regex and CMake metacharacters: ctest's test of it (vitals_discover_cases)
 // must select this case alone.
 VITALS_CASE(R"(plain/a.b+c(1)[2]{3}|d^e$f?g*h\i;j"k)") { return vitals::Timer({.stmt = [] {}, .label = "plain"}); }
+// Unbalanced brackets, which group the items of a CMake list: each is one test still.
+VITALS_CASE("plain/open[1") { return vitals::Timer({.stmt = [] {}, .label = "plain"}); }
+VITALS_CASE("plain/close]2") { return vitals::Timer({.stmt = [] {}, .label = "plain"}); }
 
 // A case that says, without being made, that it cannot run here: `list` marks it, and
 // `run` skips it on that word alone (its factory would make a Timer that runs).

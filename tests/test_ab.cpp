@@ -163,3 +163,31 @@ TEST(Ab, RefusesABlockLongerThanTheTimeLimitAndMinRoundsOutOfRange) {
     EXPECT_THROW(vitals::ab({a, b}, {.min_rounds = 0}), std::invalid_argument);
     EXPECT_THROW(vitals::ab({a, b}, {.min_rounds = 2'000'000}), std::invalid_argument);
 }
+
+// An alternative that throws after 3 rounds: AbFailed names it, and holds those 3 rounds,
+// stopped by the failure, every verdict untested.
+TEST(Ab, AnAlternativeThatThrowsIsNamedAndTheRoundsBeforeItKept) {
+    bool explode = false;
+    vitals::Timer a({.stmt = [] {}}), b({.stmt = [&] {
+                                           if (explode) throw std::runtime_error("broke");
+                                       },
+                                       .label = "boom"});
+    try {
+        vitals::ab({a, b}, {.max_run_time = 60, .block_time = 1e-4, .on_round = [&](std::size_t rounds, double) {
+                                explode = rounds >= 3;
+                                return true;
+                            }});
+        FAIL() << "the throw was lost";
+    } catch (const vitals::AbFailed& e) {
+        EXPECT_EQ(std::string(e.what()), "ab: alternative 2 ('boom') threw: broke");
+        const vitals::AbResult& r = e.partial;
+        EXPECT_EQ(r.stopped_by, vitals::AbStop::failed);
+        EXPECT_EQ(r.rounds.size(), 3u);
+        ASSERT_TRUE(r.failure.has_value());
+        EXPECT_EQ(r.failure->alternative, 1u);
+        EXPECT_EQ(r.failure->message, "broke");
+        ASSERT_EQ(r.alternatives.size(), 2u);
+        EXPECT_EQ(r.alternatives[1].verdict, Verdict::untested);
+        EXPECT_GT(r.alternatives[1].median, 0.0);
+    }
+}

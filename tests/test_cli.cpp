@@ -1325,6 +1325,29 @@ TEST_F(Cli, HistoryFollowsACaseAcrossCommitsAndGatesARegression) {
     EXPECT_EQ(rows, 25);
 }
 
+// A disk that fills during a write (here a file size limit, which the kernel enforces as
+// it would a full disk): the history stays as it was, the error says so, exit 1 (the
+// database failed, the input did not).
+TEST_F(Cli, AFullDiskDuringHistoryAddIsAFailureThatWritesNothing) {
+    const std::string db = (dir_ / "h.sqlite").string();
+    write_results(dir_ / "small.json", "x", 100);
+    ASSERT_EQ(run_vitals("history add " + (dir_ / "small.json").string() + " --db " + db +
+                         " --commit c1 --branch main --time 2026-12-01T00:00:00Z").exit_code, 0);
+    const std::uintmax_t size = fs::file_size(db);
+    write_results(dir_ / "big.json", "x", 100, 20000);
+    const std::string limit = std::to_string(size / 512 + 2);  // ulimit -f counts 512-byte blocks (dash)
+    const CommandResult r = run_vitals("--version >/dev/null; trap '' XFSZ; ulimit -f " + limit + "; " +
+                                       std::string(VITALS_BINARY_DIR) + "/bin/vitals history add " + (dir_ / "big.json").string() +
+                                       " --db " + db + " --commit c2 --branch main --time 2026-12-02T00:00:00Z");
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find("vitals: error: the history '" + db + "'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the disk that holds it"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("cannot rollback"), std::string::npos) << r.err;
+    const CommandResult shown = run_vitals("history show --db " + db);
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_NE(shown.out.find(": 1 commit\n"), std::string::npos) << shown.out;
+}
+
 TEST_F(Cli, HistoryRefusesBadInputAndWritesNothing) {
     const std::string db = (dir_ / "h.sqlite").string();
     write_results(dir_ / "good.json", "x", 100);

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,9 +59,10 @@ protected:
             GTEST_SKIP() << "this build has no PostgreSQL (libpq-dev)";
 #endif
         } else {
-            dir_ = fs::temp_directory_path() /
-                   ("vitals-history-" + std::to_string(::getpid()) + "-" +
-                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+            // One folder (a parameterised test's name holds a '/').
+            std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+            std::replace(name.begin(), name.end(), '/', '-');
+            dir_ = fs::temp_directory_path() / ("vitals-history-" + std::to_string(::getpid()) + "-" + name);
             fs::remove_all(dir_);
             fs::create_directories(dir_);
             location_ = (dir_ / "h.sqlite").string();
@@ -519,6 +521,11 @@ TEST_F(HistoryFile, AReaderCreatesNothing) {
 TEST_F(HistoryFile, TheOutputRuleHolds) {
     EXPECT_NE(refusal("/dev/null", vitals::history::Access::write).find("cannot open the history: cannot write '/dev/null'"),
               std::string::npos);
+    const fs::path open_to_all = dir_ / "open.sqlite";
+    { Store create(open_to_all.string()); }
+    fs::permissions(open_to_all, fs::perms::others_write, fs::perm_options::add);
+    EXPECT_NE(refusal(open_to_all.string(), vitals::history::Access::write).find("any user may write it (mode 06"), std::string::npos)
+        << refusal(open_to_all.string(), vitals::history::Access::write);
     const fs::path shared = dir_ / "shared";
     fs::create_directories(shared);
     fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "vitals/machine_check.hpp"
 
@@ -120,4 +122,32 @@ TEST_F(MachineCheck, HyperVClockIsAFastClock) {
     put("sys/devices/system/clocksource/clocksource0/current_clocksource", "hyperv_clocksource_tsc_page");
     EXPECT_EQ(find(vitals::machine::check_machine({.root = root_, .cpus = {0}, .sample_seconds = 0}), "clock source").verdict,
               Verdict::ok);
+}
+
+// Busy processes (a /proc whose CPU ticks grow while the check samples it): this user's are
+// offered to kill, another user's (root's test gives one to nobody) are named with their
+// user and left to their owner, root or not.
+TEST_F(MachineCheck, OnlyThisUsersBusyProcessesAreOfferedToKill) {
+    const auto stat_line = [](const std::string& pid, int ticks) {
+        return pid + " (spin) R 1 1 1 0 -1 0 0 0 0 0 " + std::to_string(ticks) + " 0 0 0 20 0 1 0";
+    };
+    put("proc/111/stat", stat_line("111", 0));
+    put("proc/222/stat", stat_line("222", 0));
+    const bool other_user = ::geteuid() == 0 && ::chown((root_ / "proc/222").c_str(), 65534, 65534) == 0;
+    if (!other_user) fs::remove_all(root_ / "proc/222");
+    std::thread busy([&] {  // both take a whole CPU while the check sleeps between its samples
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const int ticks = static_cast<int>(::sysconf(_SC_CLK_TCK));
+        put("proc/111/stat", stat_line("111", ticks));
+        if (other_user) put("proc/222/stat", stat_line("222", ticks));
+    });
+    const std::vector<Finding> findings = vitals::machine::check_machine({.root = root_, .sample_seconds = 0.5});
+    busy.join();
+    const Finding& f = find(findings, "busy processes");
+    EXPECT_EQ(f.verdict, Verdict::warn) << f.state;
+    EXPECT_EQ(f.fix.rfind("kill 111 (if they may stop), or run the benchmark on CPUs they leave free", 0), 0u) << f.fix;
+    if (!other_user) GTEST_SKIP() << "cannot give a process folder to another user here (not root)";
+    EXPECT_NE(f.state.find("spin (pid 222, user 65534)"), std::string::npos) << f.state;
+    EXPECT_NE(f.fix.find("; ask the owners of 222 to pause them"), std::string::npos) << f.fix;
+    EXPECT_EQ(f.fix.find("kill 111 222"), std::string::npos) << f.fix;
 }

@@ -57,6 +57,17 @@ TEST(ShortestText, ReadsBackAsTheSameNumber) {
     for (const double v : {0.1, 1.0 / 3, 6.02e23, -1e-300}) EXPECT_EQ(parse_double(vitals::shortest_text(v)), v);
 }
 
+// Times print in their unit with two decimals; a huge one (a hostile file's 1e308 ns)
+// in scientific notation, not as a 300-digit number.
+TEST(FormattedTimes, UnitsDecimalsAndHugeValues) {
+    using vitals::stats::format_seconds;
+    EXPECT_EQ(format_seconds(999999.0), "999999.00 s");
+    EXPECT_EQ(format_seconds(1234567.0), "1.23e+06 s");
+    EXPECT_EQ(format_seconds(1e299), "1.00e+299 s");
+    EXPECT_EQ(format_seconds(-1e299), "-1.00e+299 s");
+    EXPECT_EQ(format_seconds(3e-9), "3.00 ns");
+}
+
 // What vitals prints from numbers is locale-independent too: a report printed in a
 // de_DE program reads "1.50 ms", as the same report printed anywhere else.
 TEST(ShortestText, AndFormattedTimesKeepTheirPointUnderADecimalCommaLocale) {

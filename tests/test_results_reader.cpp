@@ -2,6 +2,7 @@
 // entry by simdjson. Known texts, known answers: what it accepts, what it refuses (and
 // where), and merge's copy of each entry as written.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -20,8 +21,21 @@ std::string refusal(const std::string& text) {
     return "";
 }
 
+// The test's files, in one folder of the temporary folder removed when the tests end.
+const std::filesystem::path& files_folder() {
+    static const struct Folder {
+        std::filesystem::path path = std::filesystem::temp_directory_path() / ("vitals-results-reader-" + std::to_string(::getpid()));
+        Folder() { std::filesystem::create_directories(path); }
+        ~Folder() {
+            std::error_code ec;
+            std::filesystem::remove_all(path, ec);
+        }
+    } folder;
+    return folder.path;
+}
+
 std::string write(const std::string& name, const std::string& text) {
-    const std::string path = testing::TempDir() + "/" + name;
+    const std::string path = (files_folder() / name).string();
     std::ofstream(path, std::ios::binary) << text;
     return path;
 }

@@ -210,6 +210,17 @@ TEST(Runner, BadCaseNamesAreRefusedBeforeAnyCommand) {
     EXPECT_NE(r.err.find("vitals: error: case name 'has a space' contains white space"), std::string::npos) << r.err;
 }
 
+// A control character in a name would reach terminals and ctest's lists as it is.
+TEST(Runner, ControlCharactersInCaseNamesAreRefused) {
+    for (const std::string& name : {std::string("esc\x1b[2Jape"), std::string("semi\x01colon"), std::string("del\x7f")}) {
+        vitals::Registry registry;
+        registry.add(vitals::Case{name, [] { return vitals::Timer({.stmt = [] {}}); }});
+        EXPECT_TRUE(registry.cases().empty()) << name;
+        ASSERT_EQ(registry.problems().size(), 1u) << name;
+        EXPECT_NE(registry.problems()[0].find("contains a control character"), std::string::npos) << registry.problems()[0];
+    }
+}
+
 // A family over axes: one case per combination (the first axis slowest), named by its
 // name_of or "<family>/<axis>=<value>/..."; --axis values replace an axis's values.
 TEST(CaseFamilies, ExpandReplaceAndRefuse) {
@@ -333,9 +344,9 @@ TEST(Runner, ACaseKeepsItsOwnCountersUnlessTheFlagChooses) {
 TEST(Runner, AFamilyThatCannotRunHereIsSkippedNotFatal) {
     const CommandResult list = run("vitals_skipped_family_bench", "list");
     ASSERT_EQ(list.exit_code, 0) << list.err;
-    const std::string odd_name = R"(plain/a.b+c(1)[2]{3}|d^e$f?g*h\i;j"k)";
-    EXPECT_EQ(list.out, "plain/1\n" + odd_name + "\nneeds_widget/1  skipped: no widget here\n");
-    EXPECT_EQ(run("vitals_skipped_family_bench", "list --names").out, "plain/1\n" + odd_name + "\nneeds_widget/1\n");
+    const std::string odd_names = R"(plain/a.b+c(1)[2]{3}|d^e$f?g*h\i;j"k)" "\nplain/open[1\nplain/close]2";
+    EXPECT_EQ(list.out, "plain/1\n" + odd_names + "\nneeds_widget/1  skipped: no widget here\n");
+    EXPECT_EQ(run("vitals_skipped_family_bench", "list --names").out, "plain/1\n" + odd_names + "\nneeds_widget/1\n");
     EXPECT_NE(list.err.find("a case family was skipped (its cases are not listed): no accelerator"), std::string::npos) << list.err;
     EXPECT_NE(list.err.find("a case family was skipped (its cases are not listed): no accelerator for the axes family"),
               std::string::npos)

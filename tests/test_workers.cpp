@@ -141,6 +141,25 @@ TEST_F(Workers, ARunWhoseEveryProcessFailedIsAnError) {
     EXPECT_NE(r.err.find("2 of 2 cases failed"), std::string::npos) << r.err;
 }
 
+// ab: an alternative that throws is named, and what was measured is written, marked
+// incomplete, its JUnit testcase failed; exit 1.
+TEST_F(Workers, AbNamesTheAlternativeThatThrewAndKeepsTheFiles) {
+    const std::string junit = (dir_ / "ab.xml").string();
+    const Result r = sh("$BENCH ab misbehave/ok misbehave/throw --max-run-time 5 --json " + json() + " --junit " + junit +
+                        "; echo status=$?");
+    EXPECT_NE(r.out.find("status=1"), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.err.find("vitals: error: 'misbehave/throw' threw: broke in this process"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("stopped: 'misbehave/throw' threw (broke in this process)"), std::string::npos) << r.out;
+    const auto doc = nlohmann::json::parse(slurp(json()));
+    EXPECT_EQ(doc.at("context").at("vitals_incomplete"), true);
+    EXPECT_EQ(doc.at("vitals_ab").at("stopped_by"), "failed");
+    EXPECT_EQ(doc.at("vitals_ab").at("failure").at("alternative"), "misbehave/throw");
+    const std::string xml = slurp(junit);
+    EXPECT_NE(xml.find("<failure message=\"&#39;misbehave/throw&#39; threw: broke in this process\" type=\"error\">"),
+              std::string::npos)
+        << xml;
+}
+
 // A hung case is stopped at --case-timeout, reported as timed out, and the run goes on to
 // the next case; nothing is left running.
 TEST_F(Workers, AHungCaseTimesOutAndTheRunGoesOn) {

@@ -2,6 +2,9 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <cstring>
+#include <string_view>
+
 #include "database.hpp"
 #include "vitals/history.hpp"
 
@@ -42,7 +45,15 @@ public:
         } clear{result};
         const ExecStatusType status = PQresultStatus(result);
         if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-            throw HistoryError(fmt::format("the history {}: {}", shown_, trimmed(PQresultErrorMessage(result))));
+            const std::string message = fmt::format("the history {}: {}", shown_, trimmed(PQresultErrorMessage(result)));
+            // Connection lost, out of resources (a full disk), the server stopping or failing:
+            // the database's failure, not the input's.
+            const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+            const std::string_view kind = state != nullptr && std::strlen(state) >= 2 ? std::string_view(state, 2) : "";
+            if (PQstatus(connection_) != CONNECTION_OK || kind == "08" || kind == "53" || kind == "57" || kind == "58") {
+                throw HistoryFailure(message);
+            }
+            throw HistoryError(message);
         }
         std::vector<Row> rows;
         for (int r = 0; r < PQntuples(result); ++r) {

@@ -66,7 +66,7 @@ public:
     std::vector<Row> run(const std::string& sql, const std::vector<Text>& parameters) override {
         sqlite3_stmt* statement = nullptr;
         if (sqlite3_prepare_v2(db_, sqlite_placeholders(sql).c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-            throw error("cannot run a query");
+            throw_error("cannot run a query");
         }
         struct Finalize {
             sqlite3_stmt* s;
@@ -77,13 +77,13 @@ public:
             const int rc = parameters[i] ? sqlite3_bind_text(statement, index, parameters[i]->data(),
                                                              static_cast<int>(parameters[i]->size()), SQLITE_TRANSIENT)
                                          : sqlite3_bind_null(statement, index);
-            if (rc != SQLITE_OK) throw error("cannot bind a value");
+            if (rc != SQLITE_OK) throw_error("cannot bind a value");
         }
         std::vector<Row> rows;
         for (;;) {
             const int rc = sqlite3_step(statement);
             if (rc == SQLITE_DONE) break;
-            if (rc != SQLITE_ROW) throw error("a query failed");
+            if (rc != SQLITE_ROW) throw_error("a query failed");
             Row row;
             for (int c = 0; c < sqlite3_column_count(statement); ++c) {
                 if (sqlite3_column_type(statement, c) == SQLITE_NULL) {
@@ -109,18 +109,30 @@ public:
     }
 
 private:
-    HistoryError error(const char* what) const {
+    // Throws the error of the last call: HistoryFailure where the database failed (a full
+    // disk, an I/O error, a lock held too long), else HistoryError.
+    [[noreturn]] void throw_error(const char* what) const {
         const int code = sqlite3_errcode(db_);
         const std::string message = sqlite3_errmsg(db_);
         if (code == SQLITE_NOTADB) {
-            return HistoryError(fmt::format("'{}' is not a vitals history (not a SQLite database: {}); give a history file, "
+            throw HistoryError(fmt::format("'{}' is not a vitals history (not a SQLite database: {}); give a history file, "
                                             "or a new path to start one",
                                             path_, message));
         }
         if (code == SQLITE_BUSY) {
-            return HistoryError(fmt::format("the history '{}' stayed locked by another writer for 60 s: {}", path_, message));
+            throw HistoryFailure(fmt::format("the history '{}' stayed locked by another writer for 60 s: {}", path_, message));
         }
-        return HistoryError(fmt::format("the history '{}': {}: {}", path_, what, message));
+        if (code == SQLITE_FULL) {
+            throw HistoryFailure(fmt::format("the history '{}': {}: the disk that holds it is full ({}); nothing was "
+                                              "written: free space there and run again",
+                                              path_, what, message));
+        }
+        if (code == SQLITE_IOERR || code == SQLITE_NOMEM || code == SQLITE_READONLY) {
+            throw HistoryFailure(fmt::format("the history '{}': {}: {} (writing to the disk that holds it failed; "
+                                              "nothing was written)",
+                                              path_, what, message));
+        }
+        throw HistoryError(fmt::format("the history '{}': {}: {}", path_, what, message));
     }
 
     std::string path_;

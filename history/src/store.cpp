@@ -280,6 +280,9 @@ void Store::upgrade() {
         }
         db.query("UPDATE vitals_meta SET value = $1 WHERE key = 'schema_version'", {std::to_string(kSchemaVersion)});
         db.commit();
+    } catch (const HistoryFailure&) {
+        rollback_after_failure(db);
+        throw;
     } catch (const HistoryError& e) {
         rollback_after_failure(db);
         throw HistoryError(fmt::format("the history '{}' could not be brought up to schema version {}: {}", shown_location(),
@@ -334,6 +337,8 @@ std::vector<std::size_t> Store::add(const std::vector<RunCases>& runs, bool repl
         for (std::size_t i = 0; i < runs.size(); ++i) {
             try {
                 recorded.push_back(add_in_transaction(*runs[i].run, times[i], *runs[i].cases, replace));
+            } catch (const HistoryFailure&) {
+                throw;  // the database's, not this run's
             } catch (const HistoryError& e) {
                 if (runs.size() == 1) throw;
                 throw HistoryError(fmt::format("{}: {}", runs[i].run->source, e.what()));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -251,9 +252,15 @@ void load(const CheckOptions& o, std::size_t benchmark_cpus, std::vector<Finding
     }
 }
 
-// CPU ticks of every process but this one: pid -> (name, utime + stime).
-std::map<int, std::pair<std::string, long long>> process_ticks(const fs::path& proc) {
-    std::map<int, std::pair<std::string, long long>> out;
+struct ProcessTicks {
+    std::string name;
+    long long ticks = 0;  // utime + stime
+    uid_t owner = 0;
+};
+
+// CPU ticks of every process but this one, by pid.
+std::map<int, ProcessTicks> process_ticks(const fs::path& proc) {
+    std::map<int, ProcessTicks> out;
     std::error_code ec;
     for (const fs::directory_entry& e : fs::directory_iterator(proc, ec)) {
         const std::string name = e.path().filename().string();
@@ -270,7 +277,9 @@ std::map<int, std::pair<std::string, long long>> process_ticks(const fs::path& p
             if (k == 14) utime = std::atoll(field.c_str());
             if (k == 15) stime = std::atoll(field.c_str());
         }
-        out[pid] = {stat.substr(open + 1, close - open - 1), utime + stime};
+        struct stat owner {};
+        if (::stat(e.path().c_str(), &owner) != 0) continue;  // gone since
+        out[pid] = {stat.substr(open + 1, close - open - 1), utime + stime, owner.st_uid};
     }
     return out;
 }
@@ -285,26 +294,34 @@ void busy_processes(const CheckOptions& o, std::vector<Finding>& out) {
         double share;  // of a CPU
         std::string name;
         int pid;
+        uid_t owner;
     };
     std::vector<Busy> busy;
     for (const auto& [pid, now] : after) {
         const auto then = before.find(pid);
         if (then == before.end()) continue;
-        const double share = static_cast<double>(now.second - then->second.second) / ticks;
-        if (share >= 0.1) busy.push_back({share, now.first, pid});
+        const double share = static_cast<double>(now.ticks - then->second.ticks) / ticks;
+        if (share >= 0.1) busy.push_back({share, now.name, pid, now.owner});
     }
     std::sort(busy.begin(), busy.end(), [](const Busy& a, const Busy& b) { return a.share > b.share; });
     if (busy.empty()) {
         out.push_back({"busy processes", "none above 10% of a CPU", Verdict::ok, "", ""});
         return;
     }
-    std::string state, pids;
+    // Only this user's processes are offered to kill (root's too: on a shared machine
+    // another user's work is theirs to stop).
+    std::string state, pids, others;
     for (std::size_t k = 0; k < busy.size() && k < 3; ++k) {
-        state += fmt::format("{}{} (pid {}) {:.0f}%", k == 0 ? "" : ", ", busy[k].name, busy[k].pid, 100 * busy[k].share);
-        pids += fmt::format(" {}", busy[k].pid);
+        const bool mine = busy[k].owner == ::geteuid();
+        state += fmt::format("{}{} (pid {}{}) {:.0f}%", k == 0 ? "" : ", ", busy[k].name, busy[k].pid,
+                             mine ? "" : fmt::format(", user {}", busy[k].owner), 100 * busy[k].share);
+        (mine ? pids : others) += fmt::format(" {}", busy[k].pid);
     }
+    std::string fix = pids.empty() ? "" : fmt::format("kill{} (if they may stop), or ", pids);
+    fix += "run the benchmark on CPUs they leave free with taskset -c";
+    if (!others.empty()) fix += fmt::format("; ask the owners of{} to pause them", others);
     out.push_back({"busy processes", state, Verdict::warn, "they take CPU time and cache from the benchmark",
-                   fmt::format("kill{} (if they may stop), or run the benchmark on CPUs they leave free with taskset -c", pids)});
+                   fix});
 }
 
 }  // namespace

@@ -287,6 +287,11 @@ std::string OutputFile::in_place_path() const {
                                        "there, as the kernel's protected_regular rule does: give another path",
                                        file.st_uid));
         }
+        // A file kept and changed in place, which any user may rewrite, records nothing.
+        if ((file.st_mode & S_IWOTH) != 0) {
+            refuse(given_, fmt::format("any user may write it (mode {:04o}); take that away ('chmod o-w {}') or give another path",
+                                       file.st_mode & 07777, given_.string()));
+        }
     }
     // The held folder's own path as the kernel names it now: no link on the way, and a
     // folder renamed since the check is still the one reached.

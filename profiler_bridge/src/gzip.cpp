@@ -72,8 +72,14 @@ std::string gzip_decompress(std::string_view bytes, const std::string& name, std
             if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) {
                 fail(fmt::format("the gzip data is corrupt ({})", stream.msg != nullptr ? stream.msg : "zlib error"));
             }
-            out.append(buffer.data(), buffer.size() - stream.avail_out);
-            if (out.size() > max_bytes) fail(fmt::format("it expands past {} bytes{}", max_bytes, past_cap));
+            // Refused before the text grows past the cap, and never given room past it: a
+            // gzip bomb costs at most the cap (and one copy while it grows), not twice it.
+            const std::size_t produced = buffer.size() - stream.avail_out;
+            if (out.size() + produced > max_bytes) fail(fmt::format("it expands past {} bytes{}", max_bytes, past_cap));
+            if (out.size() + produced > out.capacity()) {
+                out.reserve(std::min(max_bytes, std::max(out.size() + produced, 2 * out.capacity())));
+            }
+            out.append(buffer.data(), produced);
             if (status == Z_STREAM_END) break;
         } while (stream.avail_out == 0 || stream.avail_in > 0);
         consumed += in - stream.avail_in;

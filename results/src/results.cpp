@@ -430,11 +430,11 @@ std::string ab_to_json(const AbResult& r, const std::string& executable) {
     json rounds = json::array();
     for (const AbRound& round : r.rounds) rounds.push_back({{"reversed", round.reversed}, {"block_seconds", round.block_seconds}});
     RunContext run;
-    run.incomplete = r.stopped_by == AbStop::interrupted;
+    run.incomplete = r.stopped_by == AbStop::interrupted || r.stopped_by == AbStop::failed;
     json document = {{"context", context(executable, run)},
                      {"vitals_ab",
                       {{"stopped_by", ab_stop_name(r.stopped_by)},
-                       {"complete", r.stopped_by != AbStop::interrupted},
+                       {"complete", !run.incomplete},
                        {"wall_seconds", r.wall_seconds},
                        {"precision", r.precision},
                        {"alpha", r.alpha},
@@ -442,6 +442,11 @@ std::string ab_to_json(const AbResult& r, const std::string& executable) {
                        {"alternatives", std::move(alternatives)},
                        {"rounds", std::move(rounds)}}}};
     if (run.incomplete) document["context"]["vitals_incomplete"] = true;
+    if (r.failure) {
+        const std::size_t i = r.failure->alternative;
+        document["vitals_ab"]["failure"] = {{"alternative", i < r.alternatives.size() ? r.alternatives[i].name : ""},
+                                            {"message", r.failure->message}};
+    }
     return dump_document(document);
 }
 

@@ -25,6 +25,12 @@ void Registry::add(Case c) {
         problems_.push_back(fmt::format("case name '{}' contains white space; use names like 'matmul/128x128/cpu-f32'", c.name));
         return;
     }
+    // Control characters would reach terminals, ctest's lists and CI logs as they are.
+    if (std::any_of(c.name.begin(), c.name.end(), [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
+        problems_.push_back(fmt::format("case name '{}' contains a control character; use names like 'matmul/128x128/cpu-f32'",
+                                        c.name));
+        return;
+    }
     if (!c.make_timer) {
         problems_.push_back(fmt::format("case '{}' has no timer factory", c.name));
         return;

@@ -84,7 +84,7 @@ void print_skipped(const std::vector<CaseResult>& results) {
     if (skipped == 0) return;
     fmt::print("\n{} case{} skipped:\n", skipped, skipped > 1 ? "s" : "");
     for (const CaseResult& r : results) {
-        if (!r.skipped.empty()) fmt::print("  {}: {}\n", r.name, r.skipped);
+        if (!r.skipped.empty()) fmt::print("  {}: {}\n", r.name, terminal_safe(r.skipped));
     }
 }
 

@@ -127,8 +127,12 @@ TimeUnit select_unit(double seconds) {
 
 std::string format_seconds(double seconds) {
     const TimeUnit unit = select_unit(seconds);
-    char text[400];  // to_chars, not printf: "1.00 ms" in every locale (printf writes "1,00" under de_DE)
-    const auto [end, error] = std::to_chars(text, text + sizeof text, seconds / unit.scale, std::chars_format::fixed, 2);
+    char text[64];  // to_chars, not printf: "1.00 ms" in every locale (printf writes "1,00" under de_DE)
+    // A million seconds and more (only a wrong or hostile input): as 1.23e+06, so a row
+    // keeps its width.
+    const double value = seconds / unit.scale;
+    const auto format = std::fabs(value) < 1e6 || !std::isfinite(value) ? std::chars_format::fixed : std::chars_format::scientific;
+    const auto [end, error] = std::to_chars(text, text + sizeof text, value, format, 2);
     if (error != std::errc()) return "? " + std::string(unit.name);
     return std::string(text, end) + " " + std::string(unit.name);
 }

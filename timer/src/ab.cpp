@@ -47,6 +47,7 @@ std::string_view ab_stop_name(AbStop stop) {
         case AbStop::precision: return "precision";
         case AbStop::max_run_time: return "max_run_time";
         case AbStop::interrupted: return "interrupted";
+        case AbStop::failed: return "failed";
     }
     return "?";
 }
@@ -139,12 +140,41 @@ AbResult ab(const std::vector<std::reference_wrapper<Timer>>& timers, const AbOp
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
     const std::size_t k = timers.size();
     std::vector<std::int64_t> numbers;
-    for (Timer& t : timers) numbers.push_back(detail::TimerBlocks::size_and_warm_up(t, options.block_time));
-
     AbResult result;
     result.alpha = options.alpha;
     result.noise_floor = options.noise_floor;
     result.precision = options.precision;
+    // An alternative that throws ends the comparison with what was measured before it.
+    const auto failed = [&](std::size_t i, const std::string& what) {
+        numbers.resize(k, 1);
+        result.stopped_by = AbStop::failed;
+        result.failure = AbResult::Failure{i, what};
+        result.alternatives = summarize_rounds(result.rounds, numbers, options.alpha, options.noise_floor);
+        result.alternatives.resize(k);
+        for (std::size_t j = 0; j < k; ++j) {
+            result.alternatives[j].task = detail::TimerBlocks::task(timers[j].get());
+            result.alternatives[j].name = result.alternatives[j].task.title();
+            result.alternatives[j].number_per_block = numbers[j];
+            result.alternatives[j].verdict = stats::Verdict::untested;
+        }
+        result.wall_seconds = elapsed();
+        throw AbFailed(std::move(result), fmt::format("ab: alternative {} ('{}') threw: {}", i + 1,
+                                                      detail::TimerBlocks::task(timers[i].get()).title(), what));
+    };
+    const auto guarded = [&](std::size_t i, const auto& step) {
+        try {
+            return step();
+        } catch (const std::exception& e) {
+            failed(i, e.what());
+        } catch (...) {
+            failed(i, "an exception that is no std::exception");
+        }
+        return decltype(step())();
+    };
+    for (std::size_t i = 0; i < k; ++i) {
+        numbers.push_back(guarded(i, [&] { return detail::TimerBlocks::size_and_warm_up(timers[i].get(), options.block_time); }));
+    }
+
     double rounds_started = elapsed(), last_round = 0.0;
     for (;;) {
         // The next round would end past the limit: stop before it (after one round at least).
@@ -156,7 +186,7 @@ AbResult ab(const std::vector<std::reference_wrapper<Timer>>& timers, const AbOp
         AbRound round{std::vector<double>(k), result.rounds.size() % 2 == 1};
         for (std::size_t step = 0; step < k; ++step) {
             const std::size_t i = round.reversed ? k - 1 - step : step;
-            round.block_seconds[i] = detail::TimerBlocks::time_block(timers[i].get(), numbers[i]);
+            round.block_seconds[i] = guarded(i, [&] { return detail::TimerBlocks::time_block(timers[i].get(), numbers[i]); });
         }
         result.rounds.push_back(std::move(round));
         last_round = elapsed() - round_start;

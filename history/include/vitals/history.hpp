@@ -27,6 +27,12 @@ class HistoryError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+// The database failed, not the input: a full disk, an I/O error, a lost connection, a
+// lock held past the wait. `vitals history` exits 1 on it, and 2 on other HistoryErrors.
+class HistoryFailure : public HistoryError {
+public:
+    using HistoryError::HistoryError;
+};
 
 // What tells machines apart: results of one case on two machines are two series.
 struct Machine {

@@ -57,8 +57,9 @@ public:
     // entry's path through the held folder's own path as the kernel names it, with no
     // link on the way; open it with O_NOFOLLOW (a link planted at the name since the
     // check is then refused). Throws std::runtime_error for a descriptor, device or pipe,
-    // for a file replaced since the check, and for another user's file in a sticky folder
-    // anyone may write (even as root: the protected_regular rule).
+    // for a file replaced since the check, for another user's file in a sticky folder
+    // anyone may write (even as root: the protected_regular rule), and for a file any
+    // user may write.
     std::string in_place_path() const;
 
 private:

@@ -41,6 +41,13 @@ std::string render_ab_text(const AbResult& r) {
         case AbStop::interrupted:
             stop = "interrupted; the figures are those of the rounds measured (incomplete)";
             break;
+        case AbStop::failed: {
+            const std::size_t i = r.failure ? r.failure->alternative : 0;
+            stop = fmt::format("'{}' threw ({}); the figures are those of the rounds before (incomplete, untested)",
+                               terminal_safe(i < k ? r.alternatives[i].name : "?"),
+                               terminal_safe(r.failure ? r.failure->message : ""));
+            break;
+        }
     }
     std::string out = fmt::format("Interleaved A/B: {} alternatives, {} round{} in {:.2f} s ({} order); stopped: {}\n", k,
                                   r.rounds.size(), r.rounds.size() == 1 ? "" : "s", r.wall_seconds, order_name(k), stop);

@@ -169,7 +169,14 @@ JUnitSuite junit_of_ab(const AbResult& result, const VerdictFails& fails, const 
             if (i < round.block_seconds.size()) c.seconds += round.block_seconds[i];
         }
         const std::string summary = ab_summary(a, first);
-        if (fails && fails(a.verdict)) {
+        if (result.failure) {  // cut short: every comparison failed, with what ended it
+            const std::size_t who = result.failure->alternative;
+            c.outcome = JUnitOutcome::failed;
+            c.type = "error";
+            c.message = fmt::format("'{}' threw: {}", who < result.alternatives.size() ? result.alternatives[who].name : "?",
+                                    result.failure->message);
+            c.details = fmt::format("{}\n{} rounds measured before it", c.message, result.rounds.size());
+        } else if (fails && fails(a.verdict)) {
             c.outcome = JUnitOutcome::failed;
             c.type = std::string(stats::verdict_name(a.verdict));
             c.message = summary;

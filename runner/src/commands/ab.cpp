@@ -108,6 +108,8 @@ public:
             std::vector<std::reference_wrapper<Timer>> refs(timers.begin(), timers.end());
             try {
                 result = ab(refs, options);
+            } catch (const AbFailed& e) {
+                result = e.partial;  // the rounds before it are written, marked incomplete
             } catch (const std::invalid_argument& e) {
                 throw UsageError(e.what());
             }
@@ -122,6 +124,11 @@ public:
         fmt::print("{}", render_ab_text(result));
         std::fflush(stdout);
         if (result.stopped_by == AbStop::interrupted) throw StoppedBySignal(stop_signal());
+        if (result.failure) {
+            print_error(fmt::format("'{}' threw: {}; the rounds before it are written, marked incomplete",
+                                    cases[result.failure->alternative]->name, result.failure->message));
+            throw Failed();
+        }
         std::vector<std::pair<std::string, stats::Verdict>> verdicts;
         for (const AbAlternative& a : result.alternatives) verdicts.emplace_back(a.name, a.verdict);
         fail_on_.check(verdicts);

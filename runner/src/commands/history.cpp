@@ -28,11 +28,18 @@ namespace {
 
 using history::Series;
 
+// The input's fault (a bad path, no history, a repeated commit) is a usage error, exit 2;
+// the database's own failure (a full disk, a lost connection) exit 1.
+[[noreturn]] void throw_history_error(const history::HistoryError& e) {
+    if (dynamic_cast<const history::HistoryFailure*>(&e) != nullptr) throw std::runtime_error(e.what());
+    throw UsageError(e.what());
+}
+
 history::Store open_store(const std::string& db, history::Access access) {
     try {
         return history::Store(db, access);
     } catch (const history::HistoryError& e) {
-        throw UsageError(e.what());
+        throw_history_error(e);
     }
 }
 
@@ -148,7 +155,7 @@ private:
         try {
             recorded = store.add(to_add, replace_);
         } catch (const history::HistoryError& e) {
-            throw UsageError(e.what());
+            throw_history_error(e);
         } catch (const ResultsFileError& e) {
             throw UsageError(e.what());
         }
@@ -164,7 +171,7 @@ private:
         try {
             return matching(store.series({.machine = machine_, .branch = branch_, .with_blocks = with_blocks}), filter_);
         } catch (const history::HistoryError& e) {
-            throw UsageError(e.what());
+            throw_history_error(e);
         }
     }
 
@@ -242,7 +249,7 @@ private:
         try {
             all = store.series({.machine = machines.front(), .with_blocks = true});
         } catch (const history::HistoryError& e) {
-            throw UsageError(e.what());
+            throw_history_error(e);
         }
         // The commit's own branch: where its run was recorded.
         std::vector<Verdict> verdicts;

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../command.hpp"
+#include "vitals/results/markup.hpp"
 #include "../flags.hpp"
 
 namespace vitals::cli {
@@ -25,11 +26,11 @@ public:
             if (skipped.empty()) {
                 fmt::print("{}\n", c->name);
             } else {
-                fmt::print("{}  skipped: {}\n", c->name, skipped);
+                fmt::print("{}  skipped: {}\n", c->name, terminal_safe(skipped));
             }
         }
         for (const std::string& why : registry.skipped_families()) {
-            fmt::print(stderr, "a case family was skipped (its cases are not listed): {}\n", why);
+            fmt::print(stderr, "a case family was skipped (its cases are not listed): {}\n", terminal_safe(why));
         }
     }
 

@@ -188,6 +188,8 @@ public:
             revision = git_revision(std::nullopt, std::nullopt, std::nullopt);
             try {
                 store.emplace(*history_, history::Access::write);
+            } catch (const history::HistoryFailure& e) {
+                throw std::runtime_error(e.what());  // the database's failure: exit 1
             } catch (const history::HistoryError& e) {
                 throw UsageError(e.what());
             }
@@ -264,7 +266,7 @@ private:
                 fmt::print(stderr, "interrupted by {} during {}\n", signal_name(stop_signal()), selected[i]->name);
                 return true;
             }
-            if (!result.skipped.empty() && !worker) fmt::print(stderr, "      skipped: {}\n", result.skipped);
+            if (!result.skipped.empty() && !worker) fmt::print(stderr, "      skipped: {}\n", terminal_safe(result.skipped));
             if (!result.error.empty() && !worker) print_error(result.error);  // a worker's parent says it
             const auto lock = rescue_lock();
             results.push_back(std::move(result));
@@ -403,7 +405,7 @@ private:
             }
             fmt::print("{}", roofline_text_);
             fmt::print("{}", growth_report(registry, results));
-            for (const std::string& why : registry.skipped_families()) fmt::print("\na case family was skipped: {}\n", why);
+            for (const std::string& why : registry.skipped_families()) fmt::print("\na case family was skipped: {}\n", terminal_safe(why));
             if (baseline_) print_baseline_comparison(registry, results);
             if (std::fflush(stdout) != 0) throw std::system_error(errno, std::generic_category(), "flush");
         } catch (const std::system_error& e) {

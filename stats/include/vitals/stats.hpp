@@ -61,7 +61,8 @@ struct TimeUnit {
     double scale;
 };
 TimeUnit select_unit(double seconds);
-// A time with two decimals in its display unit: "12.34 us".
+// A time with two decimals in its display unit: "12.34 us"; from a million seconds on,
+// in scientific notation ("1.00e+299 s").
 std::string format_seconds(double seconds);
 
 // log10(x) as the reference computes it on a float32 tensor (x and the result rounded

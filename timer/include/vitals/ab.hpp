@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,8 @@ struct AbAlternative {
     stats::Verdict verdict = stats::Verdict::same;
 };
 
-enum class AbStop { precision, max_run_time, interrupted };
+// failed: an alternative's statement or setup threw (AbFailed).
+enum class AbStop { precision, max_run_time, interrupted, failed };
 std::string_view ab_stop_name(AbStop stop);
 
 struct AbResult {
@@ -75,11 +77,26 @@ struct AbResult {
     double wall_seconds = 0;  // sizing, warm-up and rounds
     AbStop stopped_by = AbStop::max_run_time;
     double alpha = 0.05, noise_floor = 0.01, precision = 0.01;
+    // With AbStop::failed: the alternative that threw (its index) and what it threw.
+    struct Failure {
+        std::size_t alternative = 0;
+        std::string message;
+    };
+    std::optional<Failure> failure;
+};
+
+// What ab throws when an alternative's statement or setup throws: its what() names the
+// alternative and the message; `partial` holds the rounds measured before, stopped_by
+// AbStop::failed, every verdict untested (a comparison cut short gates nothing).
+class AbFailed : public std::runtime_error {
+public:
+    AbFailed(AbResult partial, const std::string& what) : std::runtime_error(what), partial(std::move(partial)) {}
+    AbResult partial;
 };
 
 // Measures the Timers interleaved (see above). Throws std::invalid_argument for fewer
-// than two Timers, one Timer given twice, or options out of range; what a statement
-// throws passes through.
+// than two Timers, one Timer given twice, or options out of range, and AbFailed when a
+// statement or setup throws.
 AbResult ab(const std::vector<std::reference_wrapper<Timer>>& timers, const AbOptions& options = {});
 
 // The statistics of rounds already timed: per alternative the median per-call time,
