@@ -36,55 +36,46 @@ bool secret_parameter(std::string_view name) {
     return key == "password" || key == "sslpassword";
 }
 
+// Where a URI's secrets lie: the password of its user part, which ends at the last '@'
+// before the parameters (so a raw '@' in it, which libpq would misread, is inside too),
+// and the value of each password= or sslpassword= parameter. [begin, end) in the URI.
+std::vector<std::pair<std::size_t, std::size_t>> secret_spans(const std::string& uri) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    const std::size_t authority = uri.find("://") + 3;
+    const std::size_t query = std::min(uri.find('?', authority), uri.size());
+    const std::size_t at = uri.rfind('@', query == 0 ? 0 : query - 1), colon = uri.find(':', authority);
+    if (at != std::string::npos && at >= authority && colon < at) spans.emplace_back(colon + 1, at);
+    for (std::size_t start = query + 1; start < uri.size();) {
+        const std::size_t end = std::min(uri.find('&', start), uri.size());
+        const std::size_t equals = uri.find('=', start);
+        if (equals < end && secret_parameter(std::string_view(uri).substr(start, equals - start))) {
+            spans.emplace_back(equals + 1, end);
+        }
+        start = end + 1;
+    }
+    return spans;
+}
+
 }  // namespace
 
 std::string shown_location(const std::string& location) {
     if (!is_postgresql_uri(location)) return location;
-    const std::size_t authority = location.find("://") + 3;
-    const std::size_t query = std::min(location.find('?', authority), location.size());
-    // The user part ends at the last '@' before the parameters: a raw '@' in a password
-    // (which libpq would misread) leaves none of it shown either.
-    std::string out = location.substr(0, query);
-    const std::size_t at = out.rfind('@');
-    if (at != std::string::npos && at >= authority) {
-        const std::size_t colon = out.find(':', authority);
-        if (colon < at) out = out.substr(0, colon) + ":***" + out.substr(at);
+    std::string out;
+    std::size_t from = 0;
+    for (const auto& [begin, end] : secret_spans(location)) {
+        out += location.substr(from, begin - from) + "***";
+        from = end;
     }
-    if (query == location.size()) return out;
-    out += '?';
-    std::size_t start = query + 1;
-    while (start <= location.size()) {
-        const std::size_t end = std::min(location.find('&', start), location.size());
-        const std::string_view parameter(location.data() + start, end - start);
-        const std::size_t equals = parameter.find('=');
-        if (equals != std::string_view::npos && secret_parameter(parameter.substr(0, equals))) {
-            out += std::string(parameter.substr(0, equals)) + "=***";
-        } else {
-            out += std::string(parameter);
-        }
-        if (end == location.size()) break;
-        out += '&';
-        start = end + 1;
-    }
-    return out;
+    return out + location.substr(from);
 }
 
 std::string without_secrets(std::string text, const std::string& uri) {
     if (!is_postgresql_uri(uri)) return text;
     std::vector<std::string> secrets;
-    const std::size_t authority = uri.find("://") + 3;
-    const std::size_t query = std::min(uri.find('?', authority), uri.size());
-    const std::string head = uri.substr(0, query);
-    const std::size_t at = head.rfind('@'), colon = head.find(':', authority);
-    if (at != std::string::npos && at >= authority && colon < at) secrets.push_back(head.substr(colon + 1, at - colon - 1));
-    for (std::size_t start = query + 1; start < uri.size();) {
-        const std::size_t end = std::min(uri.find('&', start), uri.size());
-        const std::string parameter = uri.substr(start, end - start);
-        const std::size_t equals = parameter.find('=');
-        if (equals != std::string::npos && secret_parameter(parameter.substr(0, equals))) secrets.push_back(parameter.substr(equals + 1));
-        start = end + 1;
+    for (const auto& [begin, end] : secret_spans(uri)) {
+        secrets.push_back(uri.substr(begin, end - begin));
+        secrets.push_back(percent_decoded(secrets.back()));
     }
-    for (std::size_t i = 0, n = secrets.size(); i < n; ++i) secrets.push_back(percent_decoded(secrets[i]));
     for (const std::string& secret : secrets) {
         if (secret.empty()) continue;
         for (std::size_t found = text.find(secret); found != std::string::npos; found = text.find(secret, found + 3)) {
