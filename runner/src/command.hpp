@@ -18,6 +18,10 @@ namespace CLI {
 class App;
 }  // namespace CLI
 
+namespace vitals::history {
+class HistoryError;
+}  // namespace vitals::history
+
 namespace vitals::cli {
 
 inline constexpr int kExitFailure = 1;
@@ -94,6 +98,10 @@ void note_machine_disturbances(const std::vector<machine::Finding>& machine_chec
 // --- Shared by the commands (command_support.cpp); flag groups in flags.hpp -------------
 
 void print_error(const std::string& message);
+// A history's error as the command's: the input's fault (a bad path, no history, a
+// repeated commit) is a UsageError, exit 2; the database's own (history::HistoryFailure:
+// a full disk, a lost connection) exit 1.
+[[noreturn]] void throw_history_error(const history::HistoryError& e);
 
 // The cases whose names match the filter (all without one). The filter is a regular
 // expression in RE2's syntax, matched in linear time (no pattern can hang or overflow

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "command.hpp"
+#include "vitals/history.hpp"
 #include "vitals/machine_check.hpp"
 #include "vitals/results/markup.hpp"
 
@@ -32,6 +33,11 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 // Messages quote names and text from files and cases: shown, never obeyed by the terminal.
 void print_error(const std::string& message) { fmt::print(stderr, "vitals: error: {}\n", terminal_safe(message)); }
+
+void throw_history_error(const history::HistoryError& e) {
+    if (dynamic_cast<const history::HistoryFailure*>(&e) != nullptr) throw std::runtime_error(e.what());
+    throw UsageError(e.what());
+}
 
 std::vector<const Case*> matching_cases(const Registry& registry, const std::optional<std::string>& filter) {
     std::optional<re2::RE2> re;

@@ -28,13 +28,6 @@ namespace {
 
 using history::Series;
 
-// The input's fault (a bad path, no history, a repeated commit) is a usage error, exit 2;
-// the database's own failure (a full disk, a lost connection) exit 1.
-[[noreturn]] void throw_history_error(const history::HistoryError& e) {
-    if (dynamic_cast<const history::HistoryFailure*>(&e) != nullptr) throw std::runtime_error(e.what());
-    throw UsageError(e.what());
-}
-
 history::Store open_store(const std::string& db, history::Access access) {
     try {
         return history::Store(db, access);

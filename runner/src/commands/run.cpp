@@ -188,10 +188,8 @@ public:
             revision = git_revision(std::nullopt, std::nullopt, std::nullopt);
             try {
                 store.emplace(*history_, history::Access::write);
-            } catch (const history::HistoryFailure& e) {
-                throw std::runtime_error(e.what());  // the database's failure: exit 1
             } catch (const history::HistoryError& e) {
-                throw UsageError(e.what());
+                throw_history_error(e);
             }
         }
         RunContext run{.shard = shard ? shard->to_string() : "", .incomplete = false, .cases_planned = selected.size()};
